@@ -1,0 +1,38 @@
+// pLogP measurement between two ranks after Kielmann, Bal & Verstoep, "Fast Measurement of LogP
+// Parameters for Message Passing Platforms" (cited by seed 001 as [5]):
+//   RTT(m): ping-pong of m bytes;          L = RTT(0)/2 - g(0)  (RTT(m) = 2 (L + g(m)))
+//   g(m):   n messages sent back to back, then one reply; g(m) = (T_n - RTT(0)) / n
+//   o_s(m): duration of the send call, with the network idle between sends
+//   o_r(m): duration of the receive call for a message that has already arrived
+// Every value is the median of repeated measurements, robust against the scheduler's outliers.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "models/plogp/params.hpp"
+
+namespace collsel::calibrate {
+
+struct MeasureOptions {
+  std::vector<std::uint64_t> sizes;  // bytes, increasing, starting at 0
+  int repetitions = 15;              // samples per median
+  double min_burst_s = 2e-3;         // a g(m) burst lasts at least this long
+  // Called on rank 0 after each size: (index, count).
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// Collective over `comm`; ranks 0 and 1 measure, the others wait. Returns the parameters on
+// rank 0 (other ranks get an empty optional).
+std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureOptions& options);
+
+// The MPI library's eager/rendezvous switch, seen as the size after which the send call stops
+// returning early: the first m whose o_s(m) exceeds half of g(m) and at least triples from the
+// previous size. Empty when there is no such step.
+std::optional<std::uint64_t> detect_eager_limit(const models::plogp::Params& params);
+
+}  // namespace collsel::calibrate

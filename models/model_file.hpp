@@ -1,0 +1,54 @@
+// The cluster model file (TOML), format version 1. Layout and every key: docs/MODELS.md,
+// "Model file". Pure C++ (toml++ only), so tools and tests read models without MPI.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/diagnostic.hpp"
+#include "models/plogp/params.hpp"
+
+namespace collsel::models {
+
+inline constexpr int kModelFormatVersion = 1;
+
+struct Provenance {
+  std::string command;      // the command that measured the parameters
+  std::string date;         // ISO 8601
+  std::string mpi_library;  // e.g. "MPICH 4.0.2 ch4:ucx"
+  std::vector<std::string> hosts;
+  int ranks = 0;
+  std::string notes;
+};
+
+struct ModelFile {
+  int format_version = kModelFormatVersion;
+  std::string name;
+  std::string description;
+  Provenance provenance;
+  plogp::Params plogp;
+};
+
+struct ModelLoad {
+  std::optional<ModelFile> model;  // empty when an error made the file unusable
+  Diagnostics diagnostics;         // warnings (model still used) and errors (model rejected)
+};
+
+// Parses `text`; `source` is the name used in diagnostics (a path, or "<embedded default model>").
+// Errors (model rejected): TOML syntax error (line of the error), missing required key, wrong type,
+// format_version other than kModelFormatVersion, table arrays of different lengths, sizes not
+// strictly increasing, negative or non-finite values. Warnings (model still used): unknown keys,
+// each naming the valid keys of its table.
+ModelLoad parse_model(std::string_view text, std::string_view source);
+
+// Reads the file at `path` (an unreadable file is one error diagnostic) and parses it.
+ModelLoad load_model_file(const std::string& path);
+
+// TOML text that parse_model reads back to an equal ModelFile (doubles written with full
+// round-trip precision).
+std::string write_model(const ModelFile& model);
+
+}  // namespace collsel::models

@@ -1,0 +1,42 @@
+// Broadcast models of seed 001, Table 1 (Barchet-Estefanel & Mounie 2004), over pLogP.
+// P ranks, m bytes broadcast; segmented models take the segment size s and use k = ceil(m / s)
+// segments, every segment charged g(s) (the Table's g(s) x k, read literally).
+// Every function returns 0 when P <= 1 or m == 0: collsel sends nothing then.
+// The readings chosen where the Table is ambiguous are in docs/MODELS.md.
+#pragma once
+
+#include <cstdint>
+
+#include "models/plogp/params.hpp"
+
+namespace collsel::models::plogp {
+
+// (P-1) g(m) + L
+double bcast_flat(const Params& p, int P, std::uint64_t m);
+// (P-1) g(m) + 2 g(1) + 3 L
+double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m);
+// (P-1) (g(s) k) + L
+double bcast_flat_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s);
+// (P-1) (g(m) + L)
+double bcast_chain(const Params& p, int P, std::uint64_t m);
+// (P-1) (g(m) + 2 g(1) + 3 L)
+double bcast_chain_rendezvous(const Params& p, int P, std::uint64_t m);
+// (P-1) (g(s) + L) + g(s) (k-1)
+double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s);
+// Table: <= ceil(log2 P) (2 g(m) + L). collsel charges the depth of the heap-ordered binary tree
+// it builds, floor(log2 P), which is exact where the bound is loose (P = 5: depth 2, not 3).
+double bcast_binary(const Params& p, int P, std::uint64_t m);
+// floor(log2 P) g(m) + ceil(log2 P) L
+double bcast_binomial(const Params& p, int P, std::uint64_t m);
+// floor(log2 P) g(m) + ceil(log2 P) (2 g(1) + 3 L)
+double bcast_binomial_rendezvous(const Params& p, int P, std::uint64_t m);
+// floor(log2 P) g(s) k + ceil(log2 P) L
+double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s);
+
+// Integer helpers shared by the models (exact, no floating point): floor(log2 x), ceil(log2 x)
+// for x >= 1, and ceil(a / b) for b >= 1.
+int floor_log2(std::uint64_t x);
+int ceil_log2(std::uint64_t x);
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
+
+}  // namespace collsel::models::plogp

@@ -1,0 +1,40 @@
+// pLogP parameters of one cluster (Kielmann et al.; seed 001 section 2): L, and g(m), o_s(m),
+// o_r(m) tabulated over message sizes. Pure C++: this target must never see <mpi.h>.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collsel::models::plogp {
+
+// One measured point of the tables. All times in seconds.
+struct SizePoint {
+  std::uint64_t bytes = 0;
+  double gap_s = 0.0;            // g(m): minimum interval between consecutive sends of size m
+  double send_overhead_s = 0.0;  // o_s(m)
+  double recv_overhead_s = 0.0;  // o_r(m)
+};
+
+// Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
+// clamped to the first point below the table, linearly extrapolated from the last two points above
+// it (slope clamped to >= 0). Points on the two sides of the MPI library's eager limit E are never
+// mixed: m <= E uses only points with bytes <= E, m > E only points with bytes > E, so the
+// protocol switch stays a step instead of being smeared into a ramp. A side with a single point
+// uses that point, extended above it with the slope of the last two points of the whole table.
+// A side with no points falls back to the whole table. Results are never negative.
+struct Params {
+  double latency_s = 0.0;                          // L
+  std::optional<std::uint64_t> eager_limit_bytes;  // E; absent: no switch known
+  std::vector<SizePoint> table;                    // strictly increasing bytes, non-empty
+
+  [[nodiscard]] double gap_s(std::uint64_t m) const;
+  [[nodiscard]] double send_overhead_s(std::uint64_t m) const;
+  [[nodiscard]] double recv_overhead_s(std::uint64_t m) const;
+
+  // Empty when the parameters are usable; otherwise the first problem, as a sentence.
+  [[nodiscard]] std::optional<std::string> invalid_reason() const;
+};
+
+}  // namespace collsel::models::plogp

@@ -1,0 +1,18 @@
+// Scatter models of seed 001, Table 2, over pLogP. m is the size of ONE rank's block in bytes
+// (the root holds P x m). Every function returns 0 when P <= 1 or m == 0.
+#pragma once
+
+#include <cstdint>
+
+#include "models/plogp/params.hpp"
+
+namespace collsel::models::plogp {
+
+// (P-1) g(m) + L
+double scatter_flat(const Params& p, int P, std::uint64_t m);
+// sum_{j=1}^{P-1} g(j m) + (P-1) L
+double scatter_chain(const Params& p, int P, std::uint64_t m);
+// sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L
+double scatter_binomial(const Params& p, int P, std::uint64_t m);
+
+}  // namespace collsel::models::plogp

@@ -1,0 +1,96 @@
+#include "pmpi/call_log.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "collsel_version.hpp"
+
+namespace collsel::pmpi {
+namespace {
+
+// JSON string escaping for the few free-text fields (host names, paths).
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
+
+}  // namespace
+
+CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t capacity,
+                 std::string& error)
+    : info_(info) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (file_ == nullptr) {
+    error = fmt::format("cannot create {} ({})", path, std::strerror(errno));
+    return;
+  }
+  buffer_.reserve(capacity);
+  fmt::print(file_,
+             "{{\"v\":1,\"type\":\"run\",\"run\":{},\"world_rank\":{},\"world_size\":{},"
+             "\"host\":{},\"collsel_version\":{},\"config\":{},\"model\":{}}}\n",
+             json_string(info_.run_id), info_.world_rank, info_.world_size,
+             json_string(info_.host), json_string(kVersion), json_string(info_.config_source),
+             json_string(info_.model_source));
+}
+
+CallLog::~CallLog() { close(); }
+
+void CallLog::add(const CallRecord& record) {
+  std::lock_guard lock(mutex_);
+  if (file_ == nullptr) return;
+  if (buffer_.size() == buffer_.capacity()) flush_locked();
+  buffer_.push_back(record);
+}
+
+void CallLog::flush_locked() {
+  fmt::memory_buffer out;
+  for (const CallRecord& r : buffer_) {
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"v\":1,\"type\":\"call\",\"run\":{},\"world_rank\":{},\"comm\":\"{}\","
+                   "\"comm_rank\":{},\"comm_size\":{},\"seq\":{},\"coll\":\"{}\",\"bytes\":{},"
+                   "\"root\":{},\"algorithm\":\"{}\",\"segment_bytes\":{},\"rung\":\"{}\","
+                   "\"predicted_s\":{},\"actual_s\":{},\"start_s\":{}}}\n",
+                   json_string(info_.run_id), info_.world_rank, r.comm.data(), r.comm_rank,
+                   r.comm_size, r.seq, collective_name(r.coll), r.bytes, r.root, r.algorithm,
+                   r.segment_bytes, rung_name(r.rung), json_number(r.predicted_s),
+                   json_number(r.actual_s), json_number(r.start_s));
+  }
+  std::fwrite(out.data(), 1, out.size(), file_);
+  std::fflush(file_);
+  written_ += buffer_.size();
+  buffer_.clear();
+}
+
+void CallLog::close() {
+  std::lock_guard lock(mutex_);
+  if (file_ == nullptr) return;
+  flush_locked();
+  fmt::print(file_, "{{\"v\":1,\"type\":\"end\",\"run\":{},\"world_rank\":{},\"calls\":{}}}\n",
+             json_string(info_.run_id), info_.world_rank, written_);
+  std::fclose(file_);
+  file_ = nullptr;
+}
+
+}  // namespace collsel::pmpi

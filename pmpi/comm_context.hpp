@@ -1,0 +1,59 @@
+// What collsel keeps per user communicator (STYLE.md 8.5 #19): the private duplicate its own
+// messages travel on, the run-wide id of the communicator, the call counter, and a small decision
+// cache so a repeated call costs a lookup rather than a model evaluation. Attached to the user's
+// communicator with an attribute keyval, freed with it.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+
+#include "selector/decide.hpp"
+
+namespace collsel::pmpi {
+
+// The part of a Decision the hot path needs.
+struct Choice {
+  int algorithm = -1;  // registry index; -1: native
+  AlgoParams params;
+  Rung rung = Rung::native;
+  double predicted_s = 0.0;  // NaN when no model applies
+};
+
+class CommContext {
+ public:
+  // Collective over `user_comm`: duplicates it and agrees on the id made by its rank 0.
+  CommContext(MPI_Comm user_comm, int creator_world_rank, std::uint64_t creator_serial);
+  ~CommContext();
+  CommContext(const CommContext&) = delete;
+  CommContext& operator=(const CommContext&) = delete;
+
+  MPI_Comm comm() const { return private_comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const char* id() const { return id_.data(); }
+  std::uint64_t next_seq() { return seq_++; }
+
+  // nullptr when the shape is not cached yet.
+  const Choice* cached(const CallShape& shape) const;
+  const Choice& remember(const CallShape& shape, const Choice& choice);
+
+ private:
+  struct ShapeHash {
+    std::size_t operator()(const CallShape& s) const noexcept;
+  };
+  // Enough for the distinct (collective, size, root) shapes of real programs; past it the cache
+  // starts over, which only costs model evaluations, never a different decision.
+  static constexpr std::size_t kCacheCapacity = 256;
+
+  MPI_Comm private_comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  std::array<char, 32> id_{};
+  std::uint64_t seq_ = 0;
+  std::unordered_map<CallShape, Choice, ShapeHash> cache_;
+};
+
+}  // namespace collsel::pmpi

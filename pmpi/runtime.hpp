@@ -1,0 +1,43 @@
+// The one owned runtime object of the shim (STYLE.md 8.6 #24): configuration, models, the
+// attribute keyval of the per-communicator contexts, and the call log. The extern "C" entry points
+// in entry.cpp only forward here. MPI and toml details stay in runtime.cpp (pimpl).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace collsel::pmpi {
+
+class Runtime {
+ public:
+  Runtime();
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // After PMPI_Init/PMPI_Init_thread succeeded: collective over MPI_COMM_WORLD. Rank 0 reads the
+  // config and the model and broadcasts them; problems are printed once, by rank 0.
+  void initialize();
+  // Before PMPI_Finalize: writes the logs. Also reached from the MPI_COMM_SELF attribute callback
+  // when a program calls PMPI_Finalize directly (mpi_f08 does).
+  void finalize();
+  // In MPI_Finalize, after finalize(): frees the context of MPI_COMM_WORLD.
+  void release_world();
+
+  int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+  int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+  // The algorithm name this thread's last intercepted call ran ("native" included), for tests.
+  static const char* last_algorithm();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The process's runtime. Constructed on first use, never destroyed before exit.
+Runtime& runtime();
+
+}  // namespace collsel::pmpi

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages collsel needs, skipping those already present. Run as root.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config gfortran python3     # toolchain; tests drive MPI from Python
+  mpich libmpich-dev                                    # the MPI collsel wraps
+  libunwind-dev libfmt-dev libtomlplusplus-dev          # call sites, formatting, TOML
+  googletest libgtest-dev                               # unit tests
+  libcli11-dev nlohmann-json3-dev                       # command-line parsing, JSON for tools
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "collsel: installing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "collsel: installing packages needs root; run as root or install: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,54 @@
+// The broadcast registry. Order matters: it is the tie-breaking order of decide(), so the
+// simplest algorithm of equal predicted cost wins.
+#include <array>
+
+#include "models/plogp/bcast.hpp"
+#include "selector/bcast/algorithms.hpp"
+#include "selector/model_adapters.hpp"
+#include "selector/registry.hpp"
+
+namespace collsel {
+namespace {
+
+namespace m = models::plogp;
+using adapters::plain;
+using adapters::segmented;
+constexpr auto one_message = adapters::fits_int<1>;
+
+constexpr std::array<Algorithm<BcastCall>, 10> kBcast{{
+    {{"bcast.flat", "root sends the whole message to every rank", plain<m::bcast_flat>,
+      one_message, false},
+     bcast::flat},
+    {{"bcast.flat_rendezvous", "flat tree, request/ready handshake before each message",
+      plain<m::bcast_flat_rendezvous>, one_message, false},
+     bcast::flat_rendezvous},
+    {{"bcast.flat_segmented", "flat tree, message cut into segments",
+      segmented<m::bcast_flat_segmented>, one_message, true},
+     bcast::flat_segmented},
+    {{"bcast.chain", "pipeline through the ranks, whole message per hop", plain<m::bcast_chain>,
+      one_message, false},
+     bcast::chain},
+    {{"bcast.chain_rendezvous", "chain, request/ready handshake before each hop",
+      plain<m::bcast_chain_rendezvous>, one_message, false},
+     bcast::chain_rendezvous},
+    {{"bcast.chain_segmented", "segmented chain pipeline", segmented<m::bcast_chain_segmented>,
+      one_message, true},
+     bcast::chain_segmented},
+    {{"bcast.binary", "heap-ordered binary tree", plain<m::bcast_binary>, one_message, false},
+     bcast::binary},
+    {{"bcast.binomial", "binomial tree, largest subtree first", plain<m::bcast_binomial>,
+      one_message, false},
+     bcast::binomial},
+    {{"bcast.binomial_rendezvous", "binomial tree, request/ready handshake before each message",
+      plain<m::bcast_binomial_rendezvous>, one_message, false},
+     bcast::binomial_rendezvous},
+    {{"bcast.binomial_segmented", "binomial tree, message cut into segments",
+      segmented<m::bcast_binomial_segmented>, one_message, true},
+     bcast::binomial_segmented},
+}};
+
+}  // namespace
+
+std::span<const Algorithm<BcastCall>> bcast_registry() { return kBcast; }
+
+}  // namespace collsel

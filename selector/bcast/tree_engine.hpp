@@ -1,0 +1,21 @@
+// The one pipelined tree-broadcast engine behind every bcast.* algorithm (STYLE.md 8.2 #8, after
+// Open MPI's bcast_intra_generic): a tree shape, a segment size and an optional rendezvous
+// handshake. Flat is the tree whose root has P-1 children; unsegmented is one segment.
+#pragma once
+
+#include <cstdint>
+
+#include "selector/calls.hpp"
+#include "selector/schedule/tree.hpp"
+
+namespace collsel::bcast {
+
+struct EngineOptions {
+  schedule::TreeShape shape = schedule::TreeShape::binomial;
+  std::uint64_t segment_bytes = 0;  // 0 or >= message: one segment
+  bool rendezvous = false;          // request / ready / data for every message (seed 001 Table 1)
+};
+
+int tree_engine(const BcastCall& call, const EngineOptions& options);
+
+}  // namespace collsel::bcast

@@ -1,0 +1,43 @@
+// The collective-independent view of the algorithm registry: what decide(), `collsel explain`,
+// the docs check and the tests need. No MPI here; the run functions live in registry.hpp.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "models/plogp/params.hpp"
+#include "selector/algo_params.hpp"
+#include "selector/collective.hpp"
+#include "selector/policy.hpp"
+
+namespace collsel {
+
+struct Prediction {
+  double seconds = 0.0;
+  AlgoParams params;  // e.g. the segment size the model chose
+};
+
+// The algorithm's model: predicted completion time of the whole collective (seconds) and the
+// parameters that achieve it. Pure; the policy supplies a fixed segment size if the user set one.
+using ModelFn = Prediction (*)(const models::plogp::Params&, const CallShape&, const Policy&);
+// Empty if the algorithm can run this call; otherwise why not. Depends on rank-invariant inputs
+// only, and is checked before any message is sent (STYLE.md 8.5 #18).
+using ApplicableFn = std::optional<std::string> (*)(const CallShape&);
+
+struct AlgorithmView {
+  std::string_view name;     // stable: "bcast.binomial_segmented"
+  std::string_view summary;  // one line, for --help, error messages and docs
+  ModelFn model = nullptr;
+  ApplicableFn applicable = nullptr;
+  bool segmented = false;    // takes AlgoParams::segment_bytes
+};
+
+// Registry order: ties in predicted time go to the earlier entry.
+std::span<const AlgorithmView> catalog(Collective c);
+const AlgorithmView* find_algorithm(Collective c, std::string_view name);
+// "bcast.flat, bcast.chain, ..." for messages.
+std::string algorithm_names(Collective c);
+
+}  // namespace collsel

@@ -1,0 +1,357 @@
+#include "selector/config.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include "conf/embedded.hpp"
+#include "selector/catalog.hpp"
+
+extern char** environ;
+
+namespace collsel {
+namespace {
+
+constexpr std::string_view kEnvironment = "environment";
+
+struct Reader {
+  std::string_view source;
+  Diagnostics& out;
+
+  void warn(int line, std::string problem, std::string fix) {
+    out.push_back({Diagnostic::Severity::warning, std::string(source), line, std::move(problem),
+                   std::move(fix)});
+  }
+  void error(int line, std::string problem, std::string fix) {
+    out.push_back({Diagnostic::Severity::error, std::string(source), line, std::move(problem),
+                   std::move(fix)});
+  }
+};
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+std::string valid_overrides(Collective c) {
+  return fmt::format("{}, {}", algorithm_names(c), kNativeName);
+}
+
+// An override value is valid if it names a registered algorithm of `c` or "native".
+bool valid_override(Collective c, std::string_view name) {
+  return name == kNativeName || find_algorithm(c, name) != nullptr;
+}
+
+std::optional<LogLevel> log_level_from(std::string_view s) {
+  if (s == "trace") return LogLevel::trace;
+  if (s == "off") return LogLevel::off;
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> positive_integer(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr != end || value == 0) return std::nullopt;
+  return value;
+}
+
+// Checks every key of `table` against `valid`; unknown ones are reported and skipped.
+void check_keys(Reader& r, const toml::table& table, std::string_view table_name,
+                std::initializer_list<std::string_view> valid) {
+  for (const auto& [key, node] : table) {
+    bool known = false;
+    for (auto v : valid) known = known || key.str() == v;
+    if (known) continue;
+    std::string list;
+    for (auto v : valid) list += (list.empty() ? "" : ", ") + std::string(v);
+    r.warn(line_of(node), fmt::format("unknown key '{}' in {}", key.str(), table_name),
+           fmt::format("remove it; valid keys in {}: {}", table_name, list));
+  }
+}
+
+template <class T>
+constexpr std::string_view type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "a boolean";
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  return "an integer";
+}
+
+template <class T>
+constexpr std::string_view example_value() {
+  if constexpr (std::is_same_v<T, bool>) return "true";
+  if constexpr (std::is_same_v<T, std::string>) return "\"...\"";
+  return "8192";
+}
+
+// Reads table_name.key into `target` when present and of type T; a wrong type is one error and
+// leaves `target` at its default.
+template <class T>
+bool read(Reader& r, const toml::table& table, std::string_view table_name, std::string_view key,
+          T& target) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return false;
+  if (node->is<T>()) {
+    target = *node->value<T>();
+    return true;
+  }
+  r.error(line_of(*node), fmt::format("{} in {} must be {}", key, table_name, type_name<T>()),
+          fmt::format("write e.g. {} = {}", key, example_value<T>()));
+  return false;
+}
+
+const toml::table* sub_table(Reader& r, const toml::table& root, std::string_view name) {
+  const toml::node* node = root.get(name);
+  if (node == nullptr) return nullptr;
+  if (const auto* t = node->as_table()) return t;
+  r.error(line_of(*node), fmt::format("'{}' must be a table", name),
+          fmt::format("write it as a [{}] section", name));
+  return nullptr;
+}
+
+void read_model(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "model");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[model]", {"path"});
+  std::string path;
+  if (!read(r, *t, "[model]", "path", path)) return;
+  if (path.empty()) {
+    c.model_path.reset();
+    return;
+  }
+  std::filesystem::path p(path);
+  if (p.is_relative()) {
+    const auto dir = std::filesystem::path(std::string(r.source)).parent_path();
+    p = dir / p;
+  }
+  c.model_path = p.lexically_normal().string();
+}
+
+void read_log(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "log");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[log]", {"dir", "level", "buffer_records"});
+  read(r, *t, "[log]", "dir", c.log_dir);
+  std::string level;
+  if (read(r, *t, "[log]", "level", level)) {
+    if (auto l = log_level_from(level)) {
+      c.log_level = *l;
+    } else {
+      r.error(line_of(*t->get("level")), fmt::format("unknown log level '{}' in [log]", level),
+              fmt::format("valid: trace, off; using {}", log_level_name(c.log_level)));
+    }
+  }
+  std::int64_t records = 0;
+  if (read(r, *t, "[log]", "buffer_records", records)) {
+    if (records >= 16 && records <= 1'000'000) {
+      c.log_buffer_records = static_cast<std::uint32_t>(records);
+    } else {
+      r.error(line_of(*t->get("buffer_records")),
+              fmt::format("buffer_records = {} in [log] is out of range", records),
+              fmt::format("use 16 to 1000000; using {}", c.log_buffer_records));
+    }
+  }
+}
+
+void read_enable(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "enable");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[enable]", {"bcast", "scatter"});
+  for (Collective coll : kCollectives) {
+    read(r, *t, "[enable]", collective_name(coll), c.policy.of(coll).enabled);
+  }
+}
+
+void read_override(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "override");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[override]", {"bcast", "scatter", "segment_bytes"});
+  for (Collective coll : kCollectives) {
+    std::string name;
+    if (!read(r, *t, "[override]", collective_name(coll), name)) continue;
+    if (valid_override(coll, name)) {
+      c.policy.of(coll).force = name;
+    } else {
+      r.error(line_of(*t->get(collective_name(coll))),
+              fmt::format("unknown algorithm '{}' in [override]", name),
+              fmt::format("valid: {}; using the model's choice instead", valid_overrides(coll)));
+    }
+  }
+  std::int64_t segment = 0;
+  if (read(r, *t, "[override]", "segment_bytes", segment)) {
+    if (segment > 0) {
+      c.policy.segment_bytes = static_cast<std::uint64_t>(segment);
+    } else {
+      r.error(line_of(*t->get("segment_bytes")),
+              fmt::format("segment_bytes = {} in [override] must be positive", segment),
+              "use a size in bytes such as 8192, or remove it to let the model choose");
+    }
+  }
+}
+
+void read_selection(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "selection");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[selection]", {"segment_unit_bytes"});
+  std::int64_t unit = 0;
+  if (read(r, *t, "[selection]", "segment_unit_bytes", unit)) {
+    if (unit > 0) {
+      c.policy.segment_unit_bytes = static_cast<std::uint64_t>(unit);
+    } else {
+      r.error(line_of(*t->get("segment_unit_bytes")),
+              fmt::format("segment_unit_bytes = {} in [selection] must be positive", unit),
+              fmt::format("use e.g. 8; using {}", c.policy.segment_unit_bytes));
+    }
+  }
+}
+
+std::optional<std::string> read_file(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void env_force(Config& c, const EnvMap& env, std::string_view var, Collective coll,
+               Diagnostics& out) {
+  const auto it = env.find(var);
+  if (it == env.end() || it->second.empty()) return;
+  if (valid_override(coll, it->second)) {
+    c.policy.of(coll).force = it->second;
+    return;
+  }
+  out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                 fmt::format("{}: unknown algorithm '{}'", var, it->second),
+                 fmt::format("valid: {}; using the model's choice instead", valid_overrides(coll))});
+}
+
+void env_disable(Config& c, const std::string& value, Diagnostics& out) {
+  std::string_view rest = value;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    if (item == "all" || item == "1") {
+      for (Collective coll : kCollectives) c.policy.of(coll).enabled = false;
+    } else if (auto coll = collective_from_name(item)) {
+      c.policy.of(*coll).enabled = false;
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: unknown collective '{}'", kEnvDisable, item),
+                     "valid: bcast, scatter, all (comma-separated)"});
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view log_level_name(LogLevel l) { return l == LogLevel::trace ? "trace" : "off"; }
+
+EnvMap read_collsel_env() {
+  EnvMap env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    if (!entry.starts_with("COLLSEL_")) continue;
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  return env;
+}
+
+ConfigLoad parse_config(std::string_view text, std::string_view source) {
+  ConfigLoad load;
+  load.config.source = std::string(source);
+  Reader r{source, load.diagnostics};
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    r.error(static_cast<int>(e.source().begin.line),
+            fmt::format("not valid TOML: {}", e.description()),
+            "fix the syntax; until then the whole file is ignored and the built-in defaults apply");
+    return load;
+  }
+  check_keys(r, root, "the top level", {"model", "log", "enable", "override", "selection"});
+  read_model(r, root, load.config);
+  read_log(r, root, load.config);
+  read_enable(r, root, load.config);
+  read_override(r, root, load.config);
+  read_selection(r, root, load.config);
+  return load;
+}
+
+void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
+  if (auto it = env.find(kEnvModel); it != env.end()) {
+    if (it->second.empty()) {
+      c.model_path.reset();
+    } else {
+      c.model_path = it->second;
+    }
+  }
+  if (auto it = env.find(kEnvLogDir); it != env.end() && !it->second.empty()) {
+    c.log_dir = it->second;
+  }
+  if (auto it = env.find(kEnvLogLevel); it != env.end() && !it->second.empty()) {
+    if (auto l = log_level_from(it->second)) {
+      c.log_level = *l;
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: unknown log level '{}'", kEnvLogLevel, it->second),
+                     fmt::format("valid: trace, off; using {}", log_level_name(c.log_level))});
+    }
+  }
+  env_force(c, env, kEnvForceBcast, Collective::bcast, out);
+  env_force(c, env, kEnvForceScatter, Collective::scatter, out);
+  if (auto it = env.find(kEnvSegmentBytes); it != env.end() && !it->second.empty()) {
+    if (auto v = positive_integer(it->second)) {
+      c.policy.segment_bytes = *v;
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: '{}' is not a positive number of bytes", kEnvSegmentBytes,
+                                 it->second),
+                     "use e.g. 8192; the model chooses the segment size meanwhile"});
+    }
+  }
+  if (auto it = env.find(kEnvDisable); it != env.end()) env_disable(c, it->second, out);
+}
+
+ConfigLoad resolve_config(const ConfigInputs& in) {
+  ConfigLoad load;
+  if (in.config_text) {
+    load = parse_config(*in.config_text, in.config_path);
+  } else if (!in.config_path.empty() && in.config_path_from_env) {
+    load.diagnostics.push_back(
+        {Diagnostic::Severity::error, in.config_path, 0,
+         fmt::format("cannot read the config file ({})", in.config_read_error),
+         fmt::format("check {}; using the built-in defaults", kEnvConfig)});
+  }
+  apply_env(load.config, in.env, load.diagnostics);
+  return load;
+}
+
+ConfigInputs gather_config_inputs() {
+  ConfigInputs in;
+  in.env = read_collsel_env();
+  if (auto it = in.env.find(kEnvConfig); it != in.env.end() && !it->second.empty()) {
+    in.config_path = it->second;
+    in.config_path_from_env = true;
+  } else {
+    in.config_path = std::string(conf::installed_config_path());
+  }
+  in.config_text = read_file(in.config_path, in.config_read_error);
+  return in;
+}
+
+}  // namespace collsel

@@ -1,0 +1,73 @@
+// The user's configuration: a TOML file (COLLSEL_CONFIG, else the installed default) plus
+// environment overrides. Parsing is pure and deterministic: rank 0 reads the file and the
+// environment, broadcasts the raw text, and every rank parses the same bytes into the same Config
+// (STYLE.md 8.7 #28). Keys and defaults: docs/CONFIG.md and conf/collsel.toml.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "models/diagnostic.hpp"
+#include "selector/policy.hpp"
+
+namespace collsel {
+
+enum class LogLevel { off, trace };
+std::string_view log_level_name(LogLevel l);
+
+struct Config {
+  std::string source = "<built-in defaults>";  // the config file this came from
+  std::optional<std::string> model_path;       // calibrated model; empty: the embedded default
+  std::string log_dir = "collsel-logs";
+  LogLevel log_level = LogLevel::trace;
+  std::uint32_t log_buffer_records = 4096;
+  Policy policy;
+};
+
+// The environment variables collsel reads, by name. Only these are looked at.
+inline constexpr std::string_view kEnvConfig = "COLLSEL_CONFIG";
+inline constexpr std::string_view kEnvModel = "COLLSEL_MODEL";
+inline constexpr std::string_view kEnvLogDir = "COLLSEL_LOG_DIR";
+inline constexpr std::string_view kEnvLogLevel = "COLLSEL_LOG_LEVEL";
+inline constexpr std::string_view kEnvForceBcast = "COLLSEL_FORCE_BCAST";
+inline constexpr std::string_view kEnvForceScatter = "COLLSEL_FORCE_SCATTER";
+inline constexpr std::string_view kEnvSegmentBytes = "COLLSEL_SEGMENT_BYTES";
+inline constexpr std::string_view kEnvDisable = "COLLSEL_DISABLE";
+
+using EnvMap = std::map<std::string, std::string, std::less<>>;
+// The COLLSEL_* variables of this process's environment.
+EnvMap read_collsel_env();
+
+struct ConfigLoad {
+  Config config;
+  Diagnostics diagnostics;
+};
+
+// Parses a config file's text. Unknown keys, wrong types, unknown algorithm names and bad values
+// each give one diagnostic (file, line, problem, fix, valid values) and leave that one setting at
+// its default; the rest of the file still applies. A relative model path is taken relative to the
+// config file's directory.
+ConfigLoad parse_config(std::string_view text, std::string_view source);
+
+// Applies the environment on top of `config` (environment wins), reporting bad values with
+// file "environment" and the variable's name in the problem. A relative COLLSEL_MODEL is taken
+// relative to the working directory.
+void apply_env(Config& config, const EnvMap& env, Diagnostics& diagnostics);
+
+// Everything rank 0 gathers, as raw text, so all ranks can run the same resolve().
+struct ConfigInputs {
+  std::string config_path;                 // empty: no file (built-in defaults)
+  std::optional<std::string> config_text;  // nullopt: the file could not be read
+  std::string config_read_error;           // strerror text when config_text is nullopt
+  bool config_path_from_env = false;       // a missing default file is not an error
+  EnvMap env;
+};
+
+ConfigLoad resolve_config(const ConfigInputs& inputs);
+// Reads the files/environment of this process into ConfigInputs (rank 0 only in the shim).
+ConfigInputs gather_config_inputs();
+
+}  // namespace collsel

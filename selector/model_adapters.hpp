@@ -1,0 +1,52 @@
+// Glue between the registry's ModelFn signature and the pure formulas of models/: turns a
+// formula of (P, m) or (P, m, s) into a Prediction, searching the segment size when the user did
+// not fix one.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "models/plogp/segment.hpp"
+#include "selector/catalog.hpp"
+
+namespace collsel::adapters {
+
+using Plain = double (*)(const models::plogp::Params&, int, std::uint64_t);
+using Segmented = double (*)(const models::plogp::Params&, int, std::uint64_t, std::uint64_t);
+
+template <Plain F>
+Prediction plain(const models::plogp::Params& p, const CallShape& s, const Policy&) {
+  return {F(p, s.comm_size, s.bytes), {}};
+}
+
+template <Segmented F>
+Prediction segmented(const models::plogp::Params& p, const CallShape& s, const Policy& policy) {
+  if (policy.segment_bytes) {
+    const std::uint64_t seg = *policy.segment_bytes;
+    return {F(p, s.comm_size, s.bytes, seg), {seg}};
+  }
+  const auto choice = models::plogp::best_segment(
+      p, s.bytes, policy.segment_unit_bytes,
+      [&](std::uint64_t seg) { return F(p, s.comm_size, s.bytes, seg); });
+  return {choice.predicted_s, {choice.segment_bytes}};
+}
+
+// Byte messages carry int counts: an algorithm whose largest message is `multiple` blocks
+// cannot serve calls where that exceeds INT_MAX bytes.
+template <int Multiple>
+std::optional<std::string> fits_int(const CallShape& s) {
+  const std::uint64_t blocks = Multiple > 0 ? Multiple : static_cast<std::uint64_t>(s.comm_size - 1);
+  if (s.bytes > 0 && blocks > static_cast<std::uint64_t>(INT_MAX) / s.bytes) {
+    return fmt::format("its largest message, {} x {} bytes, exceeds the {} bytes of an int count",
+                       blocks, s.bytes, INT_MAX);
+  }
+  return std::nullopt;
+}
+
+inline std::optional<std::string> always(const CallShape&) { return std::nullopt; }
+
+}  // namespace collsel::adapters

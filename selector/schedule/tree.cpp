@@ -1,0 +1,71 @@
+#include "selector/schedule/tree.hpp"
+
+#include <algorithm>
+
+namespace collsel::schedule {
+namespace {
+
+// Lowest set bit of v (v > 0); for the root, the first power of two >= size, so that every
+// 2^j < size is below it.
+int binomial_span(int vrank, int size) {
+  if (vrank == 0) {
+    int span = 1;
+    while (span < size) span <<= 1;
+    return span;
+  }
+  return vrank & -vrank;
+}
+
+TreeNode binomial_node(int vrank, int size) {
+  TreeNode node;
+  const int span = binomial_span(vrank, size);
+  if (vrank != 0) node.parent = vrank - span;
+  for (int mask = span >> 1; mask > 0; mask >>= 1) {
+    if (vrank + mask < size) node.children.push_back(vrank + mask);
+  }
+  return node;
+}
+
+}  // namespace
+
+TreeNode tree_node(TreeShape shape, int vrank, int size) {
+  TreeNode node;
+  switch (shape) {
+    case TreeShape::flat:
+      if (vrank == 0) {
+        for (int v = 1; v < size; ++v) node.children.push_back(v);
+      } else {
+        node.parent = 0;
+      }
+      return node;
+    case TreeShape::chain:
+      if (vrank > 0) node.parent = vrank - 1;
+      if (vrank + 1 < size) node.children.push_back(vrank + 1);
+      return node;
+    case TreeShape::binary:
+      if (vrank > 0) node.parent = (vrank - 1) / 2;
+      for (int c : {2 * vrank + 1, 2 * vrank + 2}) {
+        if (c < size) node.children.push_back(c);
+      }
+      return node;
+    case TreeShape::binomial:
+      return binomial_node(vrank, size);
+  }
+  return node;
+}
+
+int tree_depth(TreeShape shape, int size) {
+  int depth = 0;
+  for (int v = 0; v < size; ++v) {
+    int d = 0;
+    for (int u = v; u != 0; u = tree_node(shape, u, size).parent) ++d;
+    depth = std::max(depth, d);
+  }
+  return depth;
+}
+
+int binomial_subtree_size(int vrank, int size) {
+  return std::min(binomial_span(vrank, size), size - vrank);
+}
+
+}  // namespace collsel::schedule

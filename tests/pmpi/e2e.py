@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""End-to-end tests of libcollsel.so under LD_PRELOAD (STYLE.md 8.9 #34).
+
+Each case runs a real, unmodified MPI program (C, C++, Fortran) with the shim preloaded, then
+checks the program's own verdict and the parsed JSON Lines logs, never golden text. Messages on
+stderr are counted by their "collsel:" prefix.
+
+  e2e.py --case intercept --program ./e2e_c --ranks 4 --mpiexec mpiexec --shim libcollsel.so
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+CALL_FIELDS = {
+    "v": int, "type": str, "run": str, "world_rank": int, "comm": str, "comm_rank": int,
+    "comm_size": int, "seq": int, "coll": str, "bytes": int, "root": int, "algorithm": str,
+    "segment_bytes": int, "rung": str, "actual_s": float, "start_s": float,
+}
+RUNGS = {"override", "model", "default_model", "native"}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(args, env_extra, workdir):
+    env = dict(os.environ)
+    env.update(env_extra)
+    cmd = ["timeout", "240", args.mpiexec, "-n", str(args.ranks),
+           "-genv", "LD_PRELOAD", args.shim, args.program]
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
+    return proc
+
+
+def collsel_messages(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("collsel:")]
+
+
+def program_verdict(proc):
+    match = re.search(r"E2E calls=(\d+) errors=(\d+)", proc.stdout)
+    check(match, f"program printed no verdict; exit {proc.returncode}\n"
+                 f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    check(proc.returncode == 0, f"program failed with exit {proc.returncode}:\n{proc.stderr}")
+    check(int(match.group(2)) == 0, f"program saw {match.group(2)} wrong values")
+    return int(match.group(1))
+
+
+def read_logs(logdir, ranks):
+    runs = [d for d in pathlib.Path(logdir).iterdir() if d.is_dir()]
+    check(len(runs) == 1, f"expected one run folder in {logdir}, found {[r.name for r in runs]}")
+    files = sorted(runs[0].glob("rank-*.jsonl"))
+    check(len(files) == ranks, f"expected {ranks} rank files, found {[f.name for f in files]}")
+    calls = []
+    for f in files:
+        records = [json.loads(line) for line in f.read_text().splitlines()]
+        check(records and records[0]["type"] == "run", f"{f.name}: first record is not 'run'")
+        check(records[-1]["type"] == "end", f"{f.name}: last record is not 'end'")
+        body = [r for r in records if r["type"] == "call"]
+        check(records[-1]["calls"] == len(body),
+              f"{f.name}: end says {records[-1]['calls']} calls, file has {len(body)}")
+        header = records[0]
+        check(header["run"] == runs[0].name, f"{f.name}: run id differs from its folder")
+        for r in body:
+            for field, kind in CALL_FIELDS.items():
+                check(field in r, f"{f.name}: call record lacks '{field}': {r}")
+                value = r[field]
+                ok = isinstance(value, (int, float)) if kind is float else isinstance(value, kind)
+                check(ok, f"{f.name}: '{field}' has type {type(value).__name__}: {r}")
+            check(r["v"] == 1, f"{f.name}: format version {r['v']}")
+            check(r["rung"] in RUNGS, f"{f.name}: unknown rung {r['rung']}")
+            check(r["predicted_s"] is None or isinstance(r["predicted_s"], (int, float)),
+                  f"{f.name}: predicted_s is neither a number nor null")
+            check(r["actual_s"] >= 0, f"{f.name}: negative actual time")
+        calls.extend(body)
+    return calls
+
+
+def check_consistent_decisions(calls):
+    """The same call (comm, seq) ran the same algorithm on every rank."""
+    by_call = {}
+    for r in calls:
+        key = (r["comm"], r["seq"])
+        by_call.setdefault(key, set()).add((r["coll"], r["algorithm"], r["bytes"], r["root"]))
+    for key, variants in by_call.items():
+        check(len(variants) == 1, f"ranks disagree on call {key}: {variants}")
+
+
+def base_env(logdir):
+    # The runs must not pick up an installed or user config: every case states what it uses.
+    return {"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": str(logdir)}
+
+
+def case_intercept(args, work):
+    """The program is intercepted: one record per call and rank, both collectives served."""
+    logdir = work / "logs"
+    proc = run(args, base_env(logdir), work)
+    calls_per_rank = program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls = read_logs(logdir, args.ranks)
+    check(len(calls) == calls_per_rank * args.ranks,
+          f"{len(calls)} call records for {calls_per_rank} calls x {args.ranks} ranks")
+    check({r["coll"] for r in calls} == {"bcast", "scatter"}, "both collectives are logged")
+    served = [r for r in calls if r["algorithm"] != "native"]
+    check(served, "no call was served by a collsel algorithm")
+    for r in served:
+        check(r["rung"] == "default_model", f"rung {r['rung']} without a calibrated model")
+        check(r["algorithm"].startswith(r["coll"] + "."), f"algorithm {r['algorithm']} for {r['coll']}")
+        check(isinstance(r["predicted_s"], (int, float)) and r["predicted_s"] >= 0,
+              f"no prediction for {r}")
+    check_consistent_decisions(calls)
+    seqs = {}
+    for r in calls:
+        seqs.setdefault((r["comm"], r["world_rank"]), []).append(r["seq"])
+    for key, s in seqs.items():
+        check(s == list(range(len(s))), f"sequence numbers of {key} are not 0..n-1: {s}")
+
+
+def case_forced(args, work):
+    """COLLSEL_FORCE_BCAST forces the algorithm on every Bcast."""
+    logdir = work / "logs"
+    env = base_env(logdir)
+    env["COLLSEL_FORCE_BCAST"] = "bcast.chain"
+    proc = run(args, env, work)
+    program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls = read_logs(logdir, args.ranks)
+    for r in calls:
+        if r["coll"] == "bcast":
+            check(r["algorithm"] == "bcast.chain" and r["rung"] == "override", f"not forced: {r}")
+        else:
+            check(r["rung"] != "override", f"scatter was not forced: {r}")
+
+
+def case_disabled(args, work):
+    """COLLSEL_DISABLE=all: every call runs the native routine, and is still logged."""
+    logdir = work / "logs"
+    env = base_env(logdir)
+    env["COLLSEL_DISABLE"] = "all"
+    proc = run(args, env, work)
+    program_verdict(proc)
+    calls = read_logs(logdir, args.ranks)
+    check(calls, "no records")
+    for r in calls:
+        check(r["algorithm"] == "native" and r["rung"] == "native", f"not native: {r}")
+
+
+def expect_one_message(proc, *needles):
+    messages = collsel_messages(proc.stderr)
+    check(len(messages) == 1, f"expected exactly one collsel message, got {len(messages)}:\n"
+                              + "\n".join(messages))
+    for needle in needles:
+        check(needle in messages[0], f"message lacks '{needle}': {messages[0]}")
+    return messages[0]
+
+
+def case_bad_config(args, work):
+    """A config naming an unknown algorithm: one message (file, line, valid names), the model
+    decides instead, and the program's results are right."""
+    logdir = work / "logs"
+    config = work / "bad.toml"
+    config.write_text(f'[log]\ndir = "{logdir}"\n[override]\nbcast = "bcast.binomal"\n')
+    env = {"COLLSEL_CONFIG": str(config)}
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, f"{config}:4:", "'bcast.binomal'", "valid: bcast.flat",
+                       "using the model's choice instead")
+    calls = read_logs(logdir, args.ranks)
+    check(all(r["rung"] == "default_model" for r in calls if r["algorithm"] != "native"),
+          "the bad override must fall to the model")
+
+
+def case_malformed_config(args, work):
+    """A config that is not TOML: one message with the line, built-in defaults apply."""
+    logdir = work / "logs"
+    config = work / "broken.toml"
+    config.write_text('[log]\nlevel = "trace"\nthis is not toml\n')
+    env = {"COLLSEL_CONFIG": str(config), "COLLSEL_LOG_DIR": str(logdir)}
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, f"{config}:3:", "not valid TOML")
+    read_logs(logdir, args.ranks)
+
+
+def case_missing_model(args, work):
+    """A model file that does not exist: one message, the embedded default model serves."""
+    logdir = work / "logs"
+    env = base_env(logdir)
+    env["COLLSEL_MODEL"] = str(work / "no-such-model.toml")
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, "no-such-model.toml", "cannot read the model file",
+                       "using the embedded default model instead")
+    calls = read_logs(logdir, args.ranks)
+    check(all(r["rung"] == "default_model" for r in calls if r["algorithm"] != "native"),
+          "the embedded default model must decide")
+
+
+def case_malformed_model(args, work):
+    """A model file with an error: one message naming file and line; default model serves."""
+    logdir = work / "logs"
+    model = work / "model.toml"
+    model.write_text('format_version = 1\nname = "x"\n[plogp]\nlatency_s = "fast"\n'
+                     'sizes_bytes = [0]\ngap_s = [1e-6]\nsend_overhead_s = [1e-7]\n'
+                     'recv_overhead_s = [1e-7]\n')
+    env = base_env(logdir)
+    env["COLLSEL_MODEL"] = str(model)
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, f"{model}:4:", "latency_s", "using the embedded default model instead")
+    read_logs(logdir, args.ranks)
+
+
+def case_calibrated_model(args, work):
+    """A valid model file given by COLLSEL_MODEL decides (rung 'model')."""
+    logdir = work / "logs"
+    model = work / "model.toml"
+    model.write_text('format_version = 1\nname = "test cluster"\n[plogp]\nlatency_s = 1e-4\n'
+                     'sizes_bytes = [0, 1048576]\ngap_s = [1e-6, 1e-2]\n'
+                     'send_overhead_s = [1e-7, 1e-3]\nrecv_overhead_s = [1e-7, 1e-3]\n')
+    env = base_env(logdir)
+    env["COLLSEL_MODEL"] = str(model)
+    proc = run(args, env, work)
+    program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls = read_logs(logdir, args.ranks)
+    check(all(r["rung"] == "model" for r in calls if r["algorithm"] != "native"),
+          "the calibrated model must decide")
+    headers = [json.loads(f.read_text().splitlines()[0])
+               for f in next(pathlib.Path(logdir).iterdir()).glob("rank-*.jsonl")]
+    check(all(h["model"] == str(model) for h in headers), "run records name the model file")
+
+
+def case_unwritable_log(args, work):
+    """A log folder that cannot be created: one message, the job runs, nothing is logged."""
+    env = {"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": "/proc/collsel-cannot-write-here"}
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, "/proc/collsel-cannot-write-here", "cannot write the log folder",
+                       "COLLSEL_LOG_DIR")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--case", required=True, choices=sorted(CASES))
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--ranks", type=int, default=4)
+    parser.add_argument("--mpiexec", default="mpiexec")
+    parser.add_argument("--shim", required=True)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="collsel-e2e-") as tmp:
+        try:
+            CASES[args.case](args, pathlib.Path(tmp))
+        except Failure as e:
+            print(f"FAIL {args.case} ({pathlib.Path(args.program).name}): {e}")
+            return 1
+    print(f"ok {args.case} ({pathlib.Path(args.program).name}, {args.ranks} ranks)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+/* End-to-end C program: Bcast and Scatter on MPI_COMM_WORLD, on a duplicate that is freed (the
+   shim's context must go with it), and an in-place Scatter. Checks every value; prints
+   "E2E calls=N errors=E" on rank 0, where N is the number of intercepted calls per rank. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long errors = 0, calls = 0;
+  const int sizes[] = {0, 1, 100, 5000, 70000};
+  int* buf = malloc(sizeof(int) * 70000 * (size_t)size);
+  int* mine = malloc(sizeof(int) * 70000);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (round == 1) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    for (int s = 0; s < 5; ++s) {
+      int n = sizes[s], root = (s + round) % size;
+      for (int i = 0; i < n; ++i) buf[i] = rank == root ? i * 3 + root : -1;
+      MPI_Bcast(buf, n, MPI_INT, root, comm);
+      for (int i = 0; i < n; ++i) errors += buf[i] != i * 3 + root;
+      if (rank == root) for (int i = 0; i < n * size; ++i) buf[i] = i + 11;
+      MPI_Scatter(buf, n, MPI_INT, rank == root ? MPI_IN_PLACE : mine, n, MPI_INT, root, comm);
+      const int* got = rank == root ? buf + (size_t)rank * n : mine;
+      for (int i = 0; i < n; ++i) errors += got[i] != rank * n + i + 11;
+      calls += 2;
+    }
+    if (round == 1) MPI_Comm_free(&comm);
+  }
+  long total = 0;
+  MPI_Reduce(&errors, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) printf("E2E calls=%ld errors=%ld\n", calls, total);
+  free(buf);
+  free(mine);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}

@@ -1,0 +1,202 @@
+// The config reader: every bad input gives one message with file, line, problem and fix (asserted
+// word for word, STYLE.md 8.9 #33), and the rest of the file still applies.
+#include <gtest/gtest.h>
+
+#include "conf/embedded.hpp"
+#include "selector/catalog.hpp"
+#include "selector/config.hpp"
+
+namespace collsel {
+namespace {
+
+std::vector<std::string> messages(const Diagnostics& ds) {
+  std::vector<std::string> out;
+  for (const auto& d : ds) out.push_back(d.format());
+  return out;
+}
+
+TEST(Config, DefaultsWithoutAFile) {
+  const ConfigLoad load = resolve_config({});
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.source, "<built-in defaults>");
+  EXPECT_FALSE(load.config.model_path.has_value());
+  EXPECT_EQ(load.config.log_dir, "collsel-logs");
+  EXPECT_EQ(load.config.log_level, LogLevel::trace);
+  EXPECT_TRUE(load.config.policy.of(Collective::bcast).enabled);
+  EXPECT_FALSE(load.config.policy.of(Collective::scatter).force.has_value());
+  EXPECT_EQ(load.config.policy.segment_unit_bytes, 8u);
+}
+
+TEST(Config, ReadsEveryKey) {
+  const ConfigLoad load = parse_config(R"(
+[model]
+path = "models/cluster.toml"
+[log]
+dir = "/tmp/logs"
+level = "off"
+buffer_records = 100
+[enable]
+scatter = false
+[override]
+bcast = "bcast.chain_segmented"
+segment_bytes = 4096
+[selection]
+segment_unit_bytes = 4
+)",
+                                       "/etc/collsel/collsel.toml");
+  EXPECT_TRUE(load.diagnostics.empty()) << messages(load.diagnostics).front();
+  const Config& c = load.config;
+  EXPECT_EQ(c.source, "/etc/collsel/collsel.toml");
+  EXPECT_EQ(c.model_path, "/etc/collsel/models/cluster.toml");  // relative to the config file
+  EXPECT_EQ(c.log_dir, "/tmp/logs");
+  EXPECT_EQ(c.log_level, LogLevel::off);
+  EXPECT_EQ(c.log_buffer_records, 100u);
+  EXPECT_FALSE(c.policy.of(Collective::scatter).enabled);
+  EXPECT_TRUE(c.policy.of(Collective::bcast).enabled);
+  EXPECT_EQ(c.policy.of(Collective::bcast).force, "bcast.chain_segmented");
+  EXPECT_EQ(c.policy.segment_bytes, 4096u);
+  EXPECT_EQ(c.policy.segment_unit_bytes, 4u);
+}
+
+TEST(Config, TheInstalledDefaultFileParsesCleanly) {
+  // conf/collsel.toml must say exactly what the built-in defaults are.
+  const ConfigLoad file = parse_config(conf::embedded_default_config(), "conf/collsel.toml");
+  EXPECT_TRUE(file.diagnostics.empty());
+  const Config defaults;
+  EXPECT_EQ(file.config.model_path, defaults.model_path);
+  EXPECT_EQ(file.config.log_dir, defaults.log_dir);
+  EXPECT_EQ(file.config.log_level, defaults.log_level);
+  EXPECT_EQ(file.config.log_buffer_records, defaults.log_buffer_records);
+  EXPECT_EQ(file.config.policy.segment_unit_bytes, defaults.policy.segment_unit_bytes);
+}
+
+TEST(Config, UnknownAlgorithmNamesFileLineAndValidNames) {
+  const ConfigLoad load = parse_config("[override]\n\nbcast = \"bcast.binomal\"\n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: c.toml:3: unknown algorithm 'bcast.binomal' in [override]; valid: " +
+                algorithm_names(Collective::bcast) + ", native; using the model's choice instead");
+  EXPECT_FALSE(load.config.policy.of(Collective::bcast).force.has_value());
+}
+
+TEST(Config, AlgorithmOfTheWrongCollectiveIsUnknown) {
+  const ConfigLoad load = parse_config("[override]\nscatter = \"bcast.flat\"\n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].line, 2);
+  EXPECT_FALSE(load.config.policy.of(Collective::scatter).force.has_value());
+}
+
+TEST(Config, UnknownKeyIsAWarningAndTheRestApplies) {
+  const ConfigLoad load =
+      parse_config("[log]\ndirectory = \"x\"\nlevel = \"off\"\n[colors]\nred = 1\n", "c.toml");
+  const auto m = messages(load.diagnostics);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0],
+            "collsel: c.toml:4: unknown key 'colors' in the top level; remove it; valid keys in "
+            "the top level: model, log, enable, override, selection");
+  EXPECT_EQ(m[1],
+            "collsel: c.toml:2: unknown key 'directory' in [log]; remove it; valid keys in [log]: "
+            "dir, level, buffer_records");
+  EXPECT_EQ(load.diagnostics[0].severity, Diagnostic::Severity::warning);
+  EXPECT_EQ(load.config.log_level, LogLevel::off);
+}
+
+TEST(Config, WrongTypeKeepsTheDefault) {
+  const ConfigLoad load = parse_config("[enable]\nbcast = \"yes\"\n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: c.toml:2: bcast in [enable] must be a boolean; write e.g. bcast = true");
+  EXPECT_TRUE(load.config.policy.of(Collective::bcast).enabled);
+}
+
+TEST(Config, SyntaxErrorIgnoresTheWholeFile) {
+  const ConfigLoad load = parse_config("[log]\nlevel = \"off\"\ndir = \n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].line, 3);
+  EXPECT_TRUE(load.diagnostics[0].problem.starts_with("not valid TOML: "));
+  EXPECT_EQ(load.diagnostics[0].fix,
+            "fix the syntax; until then the whole file is ignored and the built-in defaults apply");
+  EXPECT_EQ(load.config.log_level, LogLevel::trace);
+}
+
+TEST(Config, BadValuesAreReported) {
+  const ConfigLoad load = parse_config(
+      "[log]\nlevel = \"loud\"\nbuffer_records = 3\n[override]\nsegment_bytes = 0\n", "c.toml");
+  const auto m = messages(load.diagnostics);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0], "collsel: c.toml:2: unknown log level 'loud' in [log]; valid: trace, off; using trace");
+  EXPECT_EQ(m[1],
+            "collsel: c.toml:3: buffer_records = 3 in [log] is out of range; use 16 to 1000000; "
+            "using 4096");
+  EXPECT_EQ(m[2],
+            "collsel: c.toml:5: segment_bytes = 0 in [override] must be positive; use a size in "
+            "bytes such as 8192, or remove it to let the model choose");
+}
+
+TEST(Config, EnvironmentWinsOverTheFile) {
+  ConfigInputs in;
+  in.config_path = "c.toml";
+  in.config_text = "[override]\nbcast = \"bcast.flat\"\n[log]\ndir = \"a\"\n";
+  in.env = {{"COLLSEL_FORCE_BCAST", "bcast.binomial"},
+            {"COLLSEL_FORCE_SCATTER", "native"},
+            {"COLLSEL_LOG_DIR", "b"},
+            {"COLLSEL_MODEL", "m.toml"},
+            {"COLLSEL_SEGMENT_BYTES", "1000"},
+            {"COLLSEL_LOG_LEVEL", "off"}};
+  const ConfigLoad load = resolve_config(in);
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.policy.of(Collective::bcast).force, "bcast.binomial");
+  EXPECT_EQ(load.config.policy.of(Collective::scatter).force, "native");
+  EXPECT_EQ(load.config.log_dir, "b");
+  EXPECT_EQ(load.config.model_path, "m.toml");  // relative to the working directory
+  EXPECT_EQ(load.config.policy.segment_bytes, 1000u);
+  EXPECT_EQ(load.config.log_level, LogLevel::off);
+}
+
+TEST(Config, BadEnvironmentValuesNameTheVariable) {
+  ConfigInputs in;
+  in.env = {{"COLLSEL_FORCE_SCATTER", "scatter.tree"},
+            {"COLLSEL_SEGMENT_BYTES", "12k"},
+            {"COLLSEL_DISABLE", "bcast,alltoall"}};
+  const ConfigLoad load = resolve_config(in);
+  const auto m = messages(load.diagnostics);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0], "collsel: environment: COLLSEL_FORCE_SCATTER: unknown algorithm 'scatter.tree'; "
+                  "valid: " + algorithm_names(Collective::scatter) +
+                      ", native; using the model's choice instead");
+  EXPECT_EQ(m[1], "collsel: environment: COLLSEL_SEGMENT_BYTES: '12k' is not a positive number "
+                  "of bytes; use e.g. 8192; the model chooses the segment size meanwhile");
+  EXPECT_EQ(m[2], "collsel: environment: COLLSEL_DISABLE: unknown collective 'alltoall'; valid: "
+                  "bcast, scatter, all (comma-separated)");
+  EXPECT_FALSE(load.config.policy.of(Collective::bcast).enabled);  // the valid part applies
+  EXPECT_TRUE(load.config.policy.of(Collective::scatter).enabled);
+}
+
+TEST(Config, DisableAll) {
+  ConfigInputs in;
+  in.env = {{"COLLSEL_DISABLE", "all"}};
+  const ConfigLoad load = resolve_config(in);
+  for (Collective c : kCollectives) EXPECT_FALSE(load.config.policy.of(c).enabled);
+}
+
+TEST(Config, UnreadableConfigFromTheEnvironmentIsReported) {
+  ConfigInputs in;
+  in.config_path = "/nonexistent/collsel.toml";
+  in.config_read_error = "No such file or directory";
+  in.config_path_from_env = true;
+  const ConfigLoad load = resolve_config(in);
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: /nonexistent/collsel.toml: cannot read the config file (No such file or "
+            "directory); check COLLSEL_CONFIG; using the built-in defaults");
+}
+
+TEST(Config, MissingInstalledDefaultIsSilent) {
+  ConfigInputs in;
+  in.config_path = "/usr/local/etc/collsel/collsel.toml";
+  in.config_read_error = "No such file or directory";
+  EXPECT_TRUE(resolve_config(in).diagnostics.empty());
+}
+
+}  // namespace
+}  // namespace collsel

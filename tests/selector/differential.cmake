@@ -1,0 +1,45 @@
+# The differential test matrix, generated from the registry (STYLE.md 8.9 #32): one CTest test
+# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed. The list of algorithms is
+# produced at build time by list_algorithms and expanded into tests when CTest runs.
+add_executable(differential differential.cpp)
+target_link_libraries(differential PRIVATE PkgConfig::MPICH)
+
+add_executable(list_algorithms list_algorithms.cpp)
+target_link_libraries(list_algorithms PRIVATE collsel_selector)
+
+set(COLLSEL_ALGORITHM_LIST ${CMAKE_CURRENT_BINARY_DIR}/algorithms.txt)
+add_custom_command(OUTPUT ${COLLSEL_ALGORITHM_LIST}
+  COMMAND list_algorithms > ${COLLSEL_ALGORITHM_LIST}
+  DEPENDS list_algorithms
+  COMMENT "Listing registered algorithms for the differential tests")
+add_custom_target(differential_matrix ALL DEPENDS ${COLLSEL_ALGORITHM_LIST} differential collsel)
+
+set(COLLSEL_DIFFERENTIAL_INCLUDE ${CMAKE_CURRENT_BINARY_DIR}/differential_tests.cmake)
+set(content [=[
+if(NOT EXISTS "@COLLSEL_ALGORITHM_LIST@")
+  add_test(differential.matrix_missing "@CMAKE_COMMAND@" -E false)
+  return()
+endif()
+file(STRINGS "@COLLSEL_ALGORITHM_LIST@" entries)
+foreach(entry IN LISTS entries)
+  string(REPLACE " " ";" parts "${entry}")
+  list(GET parts 0 coll)
+  list(GET parts 1 algorithm)
+  string(TOUPPER "${coll}" COLL)
+  foreach(ranks 1 2 3 4 5 7 8)
+    set(name "differential.${algorithm}.P${ranks}")
+    add_test("${name}" "@TIMEOUT@" 600 "@MPIEXEC@" -n ${ranks}
+      -genv LD_PRELOAD "$<TARGET_FILE:collsel>"
+      -genv COLLSEL_FORCE_${COLL} "${algorithm}"
+      -genv COLLSEL_SEGMENT_BYTES 1000
+      -genv COLLSEL_LOG_LEVEL off
+      -genv COLLSEL_CONFIG /dev/null
+      "$<TARGET_FILE:differential>" "${coll}" "${algorithm}")
+    set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
+  endforeach()
+endforeach()
+]=])
+# @VAR@ references are expanded by string(CONFIGURE), $<...> by file(GENERATE).
+string(CONFIGURE "${content}" content @ONLY)
+file(GENERATE OUTPUT ${COLLSEL_DIFFERENTIAL_INCLUDE} CONTENT "${content}")
+set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${COLLSEL_DIFFERENTIAL_INCLUDE})
