@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "conf/embedded.hpp"
@@ -39,7 +40,9 @@ int main(int argc, char** argv) {
                                                   collsel::conf::kEmbeddedModelName);
   const collsel::ModelSet models{nullptr, &model.model->plogp};
   const collsel::Policy policy;
-  collsel::pmpi::CommContext ctx(MPI_COMM_WORLD, 0, 0);
+  // Scoped: the context frees its communicator, which must happen before MPI_Finalize.
+  auto ctx_owner = std::make_unique<collsel::pmpi::CommContext>(MPI_COMM_WORLD, 0, 0);
+  auto& ctx = *ctx_owner;
   const collsel::CallShape shapes[] = {{collsel::Collective::bcast, 16, 1, 0},
                                        {collsel::Collective::bcast, 16, 65536, 0},
                                        {collsel::Collective::bcast, 16, 1 << 20, 0},
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
   });
   std::printf("decision_cost_ns cache_hit=%.1f decide=%.1f\n", hit, miss);
   (void)sink;
+  ctx_owner.reset();
   MPI_Finalize();
   return 0;
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Pass-through overhead of the shim on a 1-byte MPI_Bcast at 2 ranks: RUNS interleaved runs of
-# bench/bcast_latency without and with LD_PRELOAD=libcollsel.so (logging off, and with the
-# default trace logging), then the medians, their spread and the ratios. Run from the build dir:
+# Overhead of the shim on a 1-byte MPI_Bcast at 2 ranks: RUNS interleaved runs of
+# bench/bcast_latency without the shim, and with LD_PRELOAD=libcollsel.so
+#   - forced native, log off: pure pass-through (interception, context lookup, timing);
+#   - forced native, log trace: the same plus one log record per call;
+#   - model's choice, log off: what a user gets, algorithm included;
+# then the medians, their spread and the ratios to native. Run from the build dir:
 #   bash ../bench/shim_overhead.sh [RUNS]
 set -euo pipefail
 runs=${1:-7}
@@ -11,20 +14,21 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 declare -A results
 for ((r = 0; r < runs; r++)); do
-  for variant in native shim_nolog shim_trace; do
+  for variant in native pass pass_trace model; do
     case $variant in
       native) env=() ;;
-      shim_nolog) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_LOG_LEVEL off) ;;
-      shim_trace) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_LOG_DIR "$logs") ;;
+      pass) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_FORCE_BCAST native -genv COLLSEL_LOG_LEVEL off) ;;
+      pass_trace) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_FORCE_BCAST native -genv COLLSEL_LOG_DIR "$logs") ;;
+      model) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_LOG_LEVEL off) ;;
     esac
     line=$(COLLSEL_CONFIG=/dev/null timeout 300 mpiexec -n 2 "${env[@]}" "$prog" 11 20000)
     value=$(sed -E 's/.*median=([0-9.]+).*/\1/' <<<"$line")
     results[$variant]+="$value "
   done
 done
-python3 - "${results[native]}" "${results[shim_nolog]}" "${results[shim_trace]}" <<'PY'
+python3 - "${results[native]}" "${results[pass]}" "${results[pass_trace]}" "${results[model]}" <<'PY'
 import statistics, sys
-names = ["native", "collsel, log off", "collsel, log trace"]
+names = ["native", "pass-through", "pass-through + log", "model's choice"]
 series = [[float(x) for x in s.split()] for s in sys.argv[1:]]
 base = statistics.median(series[0])
 print(f"{'variant':20} {'median ns/call':>15} {'min':>8} {'max':>8} {'ratio':>7}")

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "collsel_version.hpp"
@@ -34,13 +35,12 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 }  // namespace
 
 CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t capacity,
                  std::string& error)
-    : info_(info) {
+    : info_(info), run_json_(json_string(info.run_id)) {
   file_ = std::fopen(path.c_str(), "w");
   if (file_ == nullptr) {
     error = fmt::format("cannot create {} ({})", path, std::strerror(errno));
@@ -64,18 +64,42 @@ void CallLog::add(const CallRecord& record) {
   buffer_.push_back(record);
 }
 
+// Appends a number, or null for NaN/inf (no prediction), without a temporary string.
+void append_number(fmt::memory_buffer& out, double v) {
+  if (std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v);
+  } else {
+    out.append(std::string_view("null"));
+  }
+}
+
 void CallLog::flush_locked() {
-  fmt::memory_buffer out;
+  // The format strings are compiled (FMT_COMPILE) and the run id escaped once: formatting runs
+  // once per call on average, so it is part of the per-call cost docs/BENCHMARKS.md reports.
+  // One text buffer, reused and written in chunks: allocating and growing a fresh one per flush
+  // cost more than the formatting itself (page faults and copies, measured with callgrind).
+  constexpr std::size_t kChunk = 64 * 1024;
+  fmt::memory_buffer& out = text_;
+  out.clear();
   for (const CallRecord& r : buffer_) {
     fmt::format_to(std::back_inserter(out),
-                   "{{\"v\":1,\"type\":\"call\",\"run\":{},\"world_rank\":{},\"comm\":\"{}\","
-                   "\"comm_rank\":{},\"comm_size\":{},\"seq\":{},\"coll\":\"{}\",\"bytes\":{},"
-                   "\"root\":{},\"algorithm\":\"{}\",\"segment_bytes\":{},\"rung\":\"{}\","
-                   "\"predicted_s\":{},\"actual_s\":{},\"start_s\":{}}}\n",
-                   json_string(info_.run_id), info_.world_rank, r.comm.data(), r.comm_rank,
+                   FMT_COMPILE("{{\"v\":1,\"type\":\"call\",\"run\":{},\"world_rank\":{},"
+                               "\"comm\":\"{}\",\"comm_rank\":{},\"comm_size\":{},\"seq\":{},"
+                               "\"coll\":\"{}\",\"bytes\":{},\"root\":{},\"algorithm\":\"{}\","
+                               "\"segment_bytes\":{},\"rung\":\"{}\",\"predicted_s\":"),
+                   run_json_, info_.world_rank, std::string_view(r.comm.data()), r.comm_rank,
                    r.comm_size, r.seq, collective_name(r.coll), r.bytes, r.root, r.algorithm,
-                   r.segment_bytes, rung_name(r.rung), json_number(r.predicted_s),
-                   json_number(r.actual_s), json_number(r.start_s));
+                   r.segment_bytes, rung_name(r.rung));
+    append_number(out, r.predicted_s);
+    out.append(std::string_view(",\"actual_s\":"));
+    append_number(out, r.actual_s);
+    out.append(std::string_view(",\"start_s\":"));
+    append_number(out, r.start_s);
+    out.append(std::string_view("}\n"));
+    if (out.size() >= kChunk) {
+      std::fwrite(out.data(), 1, out.size(), file_);
+      out.clear();
+    }
   }
   std::fwrite(out.data(), 1, out.size(), file_);
   std::fflush(file_);

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "selector/collective.hpp"
 #include "selector/decide.hpp"
 
@@ -62,7 +64,9 @@ class CallLog {
   std::mutex mutex_;  // MPI_THREAD_MULTIPLE programs may call collectives from several threads
   std::FILE* file_ = nullptr;
   RunInfo info_;
+  std::string run_json_;  // the run id as a JSON string, escaped once
   std::vector<CallRecord> buffer_;
+  fmt::memory_buffer text_;  // formatted records awaiting fwrite
   std::uint64_t written_ = 0;
 };
 
