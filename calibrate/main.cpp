@@ -45,8 +45,14 @@ std::vector<std::uint64_t> sizes_up_to(std::uint64_t max_bytes) {
 std::string command_line(int argc, char** argv, int ranks) {
   std::string s = fmt::format("mpiexec -n {}", ranks);
   for (int i = 0; i < argc; ++i) {
-    s += ' ';
-    s += i == 0 ? std::filesystem::path(argv[0]).filename().string() : argv[i];
+    std::string arg = i == 0 ? std::filesystem::path(argv[0]).filename().string() : argv[i];
+    // Quoted where needed, so the recorded command can be pasted back into a shell.
+    if (arg.find_first_of(" \t'\"()$;&|<>*?") != std::string::npos) {
+      std::string quoted = "'";
+      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      arg = quoted + "'";
+    }
+    s += ' ' + arg;
   }
   return s;
 }
@@ -60,13 +66,25 @@ std::string iso_now() {
   return stamp;
 }
 
+// Value of a "KEY:  value" line of MPICH's library version text, empty if absent.
+std::string version_field(const std::string& text, std::string_view key) {
+  const auto at = text.find(key);
+  if (at == std::string::npos) return {};
+  const auto begin = text.find_first_not_of(" \t", at + key.size());
+  const auto end = text.find('\n', begin);
+  return begin == std::string::npos ? std::string() : text.substr(begin, end - begin);
+}
+
 std::string mpi_library() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(version, &length);
-  std::string v(version, static_cast<std::size_t>(length));
-  // MPICH prints several lines; the first names the library and version.
-  return v.substr(0, v.find('\n'));
+  const std::string v(version, static_cast<std::size_t>(length));
+  const std::string mpich = version_field(v, "MPICH Version:");
+  if (!mpich.empty()) {
+    return fmt::format("MPICH {} {}", mpich, version_field(v, "MPICH Device:"));
+  }
+  return v.substr(0, v.find('\n'));  // other libraries: their first line
 }
 
 std::vector<std::string> host_names(MPI_Comm comm) {
@@ -142,12 +160,16 @@ int main(int argc, char** argv) {
   mo.sizes = sizes_up_to(o.quick ? std::min<std::uint64_t>(o.max_bytes, 1u << 20) : o.max_bytes);
   mo.repetitions = o.quick ? 7 : 15;
   mo.min_burst_s = o.quick ? 1e-3 : 2e-3;
+  // A progress line rewritten in place on a terminal; one line per tenth of the work otherwise.
+  const bool terminal = isatty(STDERR_FILENO) != 0;
   mo.progress = [&](std::size_t i, std::size_t n) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    fmt::print(stderr, "\rcollsel-calibrate: pLogP {:3}/{} sizes, {:5.1f} s, about {:4.0f} s left",
-               i + 1, n, elapsed, elapsed / static_cast<double>(i + 1) * static_cast<double>(n - i - 1));
-    if (i + 1 == n) fmt::print(stderr, "\n");
+    const double left = elapsed / static_cast<double>(i + 1) * static_cast<double>(n - i - 1);
+    if (!terminal && (i + 1) * 10 / n == i * 10 / n && i + 1 != n) return;
+    fmt::print(stderr, "{}collsel-calibrate: pLogP {:3}/{} sizes, {:5.1f} s, about {:4.0f} s left{}",
+               terminal ? "\r" : "", i + 1, n, elapsed, left,
+               terminal && i + 1 != n ? "" : "\n");
   };
   const auto measured = collsel::calibrate::measure_plogp(MPI_COMM_WORLD, mo);
   const auto hosts = host_names(MPI_COMM_WORLD);

@@ -155,13 +155,25 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
 }
 
 std::optional<std::uint64_t> detect_eager_limit(const models::plogp::Params& params) {
+  // A protocol switch is a discontinuity of g(m): between neighbouring sizes the gap grows far
+  // more than the size does (8 KiB -> 12 KiB: g x7 on MPICH/UCX shared memory). The largest such
+  // excess wins; bandwidth alone never makes g grow faster than m, and scheduler noise on small
+  // sizes stays well below a factor 2.
   const auto& t = params.table;
+  double best_excess = 2.0;
+  std::optional<std::uint64_t> limit;
   for (std::size_t i = 1; i < t.size(); ++i) {
-    const bool blocking = t[i].send_overhead_s > 0.5 * t[i].gap_s;
-    const bool step = t[i].send_overhead_s > 3.0 * t[i - 1].send_overhead_s;
-    if (blocking && step) return t[i - 1].bytes;
+    if (t[i - 1].bytes == 0 || t[i - 1].gap_s <= 0.0) continue;
+    const double growth = t[i].gap_s / t[i - 1].gap_s;
+    const double size_growth =
+        static_cast<double>(t[i].bytes) / static_cast<double>(t[i - 1].bytes);
+    const double excess = growth / size_growth;
+    if (excess > best_excess) {
+      best_excess = excess;
+      limit = t[i - 1].bytes;
+    }
   }
-  return std::nullopt;
+  return limit;
 }
 
 }  // namespace collsel::calibrate

@@ -30,9 +30,9 @@ struct MeasureOptions {
 // rank 0 (other ranks get an empty optional).
 std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureOptions& options);
 
-// The MPI library's eager/rendezvous switch, seen as the size after which the send call stops
-// returning early: the first m whose o_s(m) exceeds half of g(m) and at least triples from the
-// previous size. Empty when there is no such step.
+// The MPI library's eager/rendezvous switch, seen as the largest discontinuity of g(m): the
+// neighbouring sizes m < m' where g(m')/g(m) exceeds m'/m by the largest factor (at least 2).
+// Returns m. Empty when g has no such step.
 std::optional<std::uint64_t> detect_eager_limit(const models::plogp::Params& params);
 
 }  // namespace collsel::calibrate

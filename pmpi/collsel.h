@@ -11,6 +11,11 @@ extern "C" {
    "bcast.binomial", or "native". The pointer stays valid for the life of the process. */
 const char* collsel_last_algorithm(void);
 
+/* Writes collsel's logs now and stops serving (later calls go to the MPI library). For
+   launchers that must end a job without MPI_Finalize, e.g. tools/emucluster's workaround for
+   MPI_Finalize hangs over UCX's TCP transport. */
+void collsel_flush(void);
+
 /* "0.1.0" */
 const char* collsel_version(void);
 

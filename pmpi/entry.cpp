@@ -104,6 +104,14 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 const char* collsel_last_algorithm(void) { return collsel::pmpi::Runtime::last_algorithm(); }
 
+void collsel_flush(void) {
+  try {
+    collsel::pmpi::runtime().finalize();
+  } catch (...) {
+    report("collsel_flush", "exception while writing logs");
+  }
+}
+
 const char* collsel_version(void) { return collsel::kVersion.data(); }
 
 }  // extern "C"

@@ -1,6 +1,8 @@
 /* End-to-end C program: Bcast and Scatter on MPI_COMM_WORLD, on a duplicate that is freed (the
-   shim's context must go with it), and an in-place Scatter. Checks every value; prints
-   "E2E calls=N errors=E" on rank 0, where N is the number of intercepted calls per rank. */
+   shim's context must go with it), and an in-place Scatter; then a Bcast across an
+   intercommunicator, which collsel leaves to the MPI library (not counted in N). Checks every
+   value; prints "E2E calls=N errors=E" on rank 0, where N is the number of calls per rank that
+   collsel serves and logs. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,21 @@ int main(int argc, char** argv) {
       calls += 2;
     }
     if (round == 1) MPI_Comm_free(&comm);
+  }
+  if (size >= 2) {
+    /* Two halves joined by an intercommunicator; the lower half's rank 0 broadcasts to the upper
+       half (MPI_ROOT / MPI_PROC_NULL on the sending side). */
+    MPI_Comm half, inter;
+    int low = rank < size / 2, hrank;
+    MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half);
+    MPI_Comm_rank(half, &hrank);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 99, &inter);
+    int value = low && hrank == 0 ? 4242 : -1;
+    int root = low ? (hrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Bcast(&value, 1, MPI_INT, root, inter);
+    if (!low) errors += value != 4242;
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
   }
   long total = 0;
   MPI_Reduce(&errors, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
