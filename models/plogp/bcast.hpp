@@ -34,7 +34,7 @@ double bcast_binomial_rendezvous(const Params& p, int P, std::uint64_t m);
 double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s);
 
 // Integer helpers shared by the models (exact, no floating point): floor(log2 x), ceil(log2 x)
-// for x >= 1, and ceil(a / b) for b >= 1.
+// for x >= 1, and ceil(a / b) for b >= 1 (x == 0 gives 0; b == 0 is treated as 1).
 int floor_log2(std::uint64_t x);
 int ceil_log2(std::uint64_t x);
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);

@@ -249,6 +249,26 @@ def case_unwritable_log(args, work):
                        "COLLSEL_LOG_DIR")
 
 
+def case_report(args, work):
+    """`collsel report --format json` on a real run: every call counted once, after merging the
+    ranks, with no disagreement and no missing rank."""
+    check(args.collsel, "--collsel is required for this case")
+    logdir = work / "logs"
+    proc = run(args, base_env(logdir), work)
+    calls_per_rank = program_verdict(proc)
+    report = subprocess.run([args.collsel, "report", str(logdir), "--format", "json"],
+                            capture_output=True, text=True)
+    check(report.returncode == 0, f"collsel report failed ({report.returncode}):\n{report.stderr}")
+    doc = json.loads(report.stdout)
+    check(doc["world_size"] == args.ranks, f"world_size {doc['world_size']}")
+    check(doc["calls"] == calls_per_rank, f"report counts {doc['calls']} calls, program made "
+                                          f"{calls_per_rank} per rank")
+    check(sum(row["calls"] for row in doc["rows"]) == calls_per_rank, "rows do not add up")
+    check(doc["disagreeing_calls"] == 0, "ranks disagreed on an algorithm")
+    check(doc["incomplete_calls"] == 0, "some calls lack a rank's record")
+    check({row["coll"] for row in doc["rows"]} == {"bcast", "scatter"}, "both collectives")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -260,6 +280,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--mpiexec", default="mpiexec")
     parser.add_argument("--shim", required=True)
+    parser.add_argument("--collsel", help="the collsel tool, for the report case")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="collsel-e2e-") as tmp:
         try:

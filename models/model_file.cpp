@@ -1,0 +1,529 @@
+#include "models/model_file.hpp"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <sstream>
+
+namespace collsel::models {
+namespace {
+
+// Model files are written by collsel-calibrate, so regenerating is the fix that always works.
+constexpr std::string_view kRegenerate = "re-run collsel-calibrate to regenerate the file";
+
+enum class Kind { integer, number, string, date, strings, integers, numbers, table };
+
+struct KeySpec {
+  std::string_view key;
+  Kind kind;
+  bool required;
+  std::string_view example;  // a valid value, shown in fixes
+};
+
+// The single list of keys per table: reading, the valid-key lists of warnings and the fixes all
+// come from here.
+constexpr KeySpec kTopKeys[] = {
+    {"format_version", Kind::integer, true, "1"},
+    {"name", Kind::string, true, "\"my cluster\""},
+    {"description", Kind::string, false, "\"free text\""},
+    {"provenance", Kind::table, false, ""},
+    {"plogp", Kind::table, true, ""},
+};
+
+constexpr KeySpec kProvenanceKeys[] = {
+    {"command", Kind::string, false, "\"mpiexec -n 2 collsel-calibrate -o model.toml\""},
+    {"date", Kind::date, false, "\"2026-11-23T07:00:00Z\""},
+    {"mpi_library", Kind::string, false, "\"MPICH 4.0.2\""},
+    {"hosts", Kind::strings, false, "[\"node1\", \"node2\"]"},
+    {"ranks", Kind::integer, false, "2"},
+    {"notes", Kind::string, false, "\"free text\""},
+};
+
+constexpr KeySpec kPlogpKeys[] = {
+    {"latency_s", Kind::number, true, "1.5e-6"},
+    {"eager_limit_bytes", Kind::integer, false, "16384"},
+    {"sizes_bytes", Kind::integers, true, "[0, 1, 1024]"},
+    {"gap_s", Kind::numbers, true, "[1e-6, 1e-6, 2e-6]"},
+    {"send_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
+    {"recv_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
+};
+
+// A TOML table together with how messages name it.
+struct Section {
+  const toml::table& table;
+  std::string_view where;  // "at the top level", "in [plogp]"
+  std::span<const KeySpec> keys;
+  int line;  // for a missing key; 0 for the top level, which has no line of its own
+};
+
+struct Reader {
+  std::string_view source;
+  Diagnostics& out;
+
+  void error(int line, std::string problem, std::string fix) {
+    out.push_back({Diagnostic::Severity::error, std::string(source), line, std::move(problem),
+                   std::move(fix)});
+  }
+  void warn(int line, std::string problem, std::string fix) {
+    out.push_back({Diagnostic::Severity::warning, std::string(source), line, std::move(problem),
+                   std::move(fix)});
+  }
+};
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+std::string or_regenerate(std::string_view what_to_do) {
+  return fmt::format("{}, or {}", what_to_do, kRegenerate);
+}
+
+const KeySpec& spec_of(const Section& s, std::string_view key) {
+  for (const KeySpec& k : s.keys) {
+    if (k.key == key) return k;
+  }
+  return s.keys.front();  // unreachable: callers pass keys from the same table
+}
+
+std::string_view expected_name(Kind k) {
+  switch (k) {
+    case Kind::integer: return "an integer";
+    case Kind::number: return "a number";
+    case Kind::string: return "a string";
+    case Kind::date: return "a string or a date-time";
+    case Kind::strings: return "an array of strings";
+    case Kind::integers: return "an array of integers";
+    case Kind::numbers: return "an array of numbers";
+    case Kind::table: return "a table";
+  }
+  return "a value";
+}
+
+std::string_view actual_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+bool matches(const toml::node& n, Kind k) {
+  switch (k) {
+    case Kind::integer: return n.is_integer();
+    case Kind::number: return n.is_number();  // integers are accepted where floats are expected
+    case Kind::string: return n.is_string();
+    case Kind::date: return n.is_string() || n.is_date_time();
+    case Kind::strings:
+    case Kind::integers:
+    case Kind::numbers: return n.is_array();
+    case Kind::table: return n.is_table();
+  }
+  return false;
+}
+
+std::string write_it_as(const KeySpec& k) {
+  if (k.kind == Kind::table) return or_regenerate(fmt::format("write it as a [{}] section", k.key));
+  return or_regenerate(fmt::format("write it as {} = {}", k.key, k.example));
+}
+
+void warn_unknown_keys(Reader& r, const Section& s) {
+  std::string valid;
+  for (const KeySpec& k : s.keys) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", k.key);
+  for (const auto& [key, node] : s.table) {
+    const bool known = std::any_of(s.keys.begin(), s.keys.end(),
+                                   [&](const KeySpec& k) { return k.key == key.str(); });
+    if (known) continue;
+    r.warn(line_of(node), fmt::format("unknown key '{}' {}", key.str(), s.where),
+           fmt::format("remove it; valid keys {}: {}", s.where, valid));
+  }
+}
+
+// The node of `key` when present and of the right kind; otherwise reports a missing required key
+// or a wrong type and returns nullptr.
+const toml::node* find(Reader& r, const Section& s, std::string_view key) {
+  const KeySpec& k = spec_of(s, key);
+  const toml::node* n = s.table.get(key);
+  if (n == nullptr) {
+    if (!k.required) return nullptr;
+    if (k.kind == Kind::table) {
+      r.error(
+          s.line, fmt::format("missing required table [{}]", key),
+          or_regenerate(fmt::format("add a [{}] section (docs/MODELS.md, \"Model file\")", key)));
+    } else {
+      r.error(s.line, fmt::format("missing required key '{}' {}", key, s.where),
+              or_regenerate(fmt::format("add {} = {} {}", key, k.example, s.where)));
+    }
+    return nullptr;
+  }
+  if (!matches(*n, k.kind)) {
+    r.error(line_of(*n),
+            fmt::format("{} {} must be {}, not {}", key, s.where, expected_name(k.kind),
+                        actual_name(*n)),
+            write_it_as(k));
+    return nullptr;
+  }
+  return n;
+}
+
+double number_of(const toml::node& n) {
+  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+  return n.as_floating_point()->get();
+}
+
+bool usable_time(double v) { return std::isfinite(v) && v >= 0.0; }
+
+void bad_time(Reader& r, int line, std::string_view what, double v) {
+  r.error(line, fmt::format("{} is {}; times must be finite and >= 0", what, v),
+          or_regenerate("correct it"));
+}
+
+void read_string(Reader& r, const Section& s, std::string_view key, std::string& target) {
+  const toml::node* n = find(r, s, key);
+  if (n == nullptr) return;
+  if (const auto* str = n->as_string()) {
+    target = str->get();
+    return;
+  }
+  // A date-time written without quotes is still a date; keep it as the text TOML would print.
+  std::ostringstream text;
+  text << *n->as_date_time();
+  target = text.str();
+}
+
+// An integer in [min, max], or nothing (reported) when absent, mistyped or out of range.
+std::optional<std::int64_t> read_integer(Reader& r, const Section& s, std::string_view key,
+                                         std::int64_t min, std::int64_t max,
+                                         std::string_view range_text) {
+  const toml::node* n = find(r, s, key);
+  if (n == nullptr) return std::nullopt;
+  const std::int64_t v = n->as_integer()->get();
+  if (v < min || v > max) {
+    r.error(line_of(*n), fmt::format("{} {} is {}; it must be {}", key, s.where, v, range_text),
+            or_regenerate("correct it"));
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A host list may be empty (nothing known); a table column may not (nothing to interpolate).
+enum class Empty { allowed, rejected };
+
+template <class T>
+struct ArrayRead {
+  std::vector<T> values;
+  int line = 0;
+  bool ok = false;
+};
+
+// The elements of an array key, checked one by one; stops at the first bad element, since one
+// message per array is enough to send the user to it.
+template <class T, class Convert>
+ArrayRead<T> read_array(Reader& r, const Section& s, std::string_view key, Kind element,
+                        Empty empty, Convert convert) {
+  ArrayRead<T> out;
+  const toml::node* n = find(r, s, key);
+  if (n == nullptr) return out;
+  const toml::array& a = *n->as_array();
+  out.line = line_of(*n);
+  if (a.empty() && empty == Empty::rejected) {
+    r.error(out.line, fmt::format("{} {} is empty", key, s.where),
+            or_regenerate(fmt::format("give at least one value, as in {} = {}", key,
+                                      spec_of(s, key).example)));
+    return out;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const toml::node& e = a[i];
+    const std::string what = fmt::format("{}[{}] {}", key, i, s.where);
+    if (!matches(e, element)) {
+      r.error(line_of(e),
+              fmt::format("{} must be {}, not {}", what, expected_name(element), actual_name(e)),
+              write_it_as(spec_of(s, key)));
+      return out;
+    }
+    std::optional<T> v = convert(r, e, what);
+    if (!v) return out;
+    out.values.push_back(std::move(*v));
+  }
+  out.ok = true;
+  return out;
+}
+
+ArrayRead<std::string> read_strings(Reader& r, const Section& s, std::string_view key) {
+  return read_array<std::string>(r, s, key, Kind::string, Empty::allowed,
+                                 [](Reader&, const toml::node& e, const std::string&) {
+                                   return std::optional<std::string>(e.as_string()->get());
+                                 });
+}
+
+ArrayRead<double> read_times(Reader& r, const Section& s, std::string_view key) {
+  return read_array<double>(
+      r, s, key, Kind::number, Empty::rejected,
+      [](Reader& rr, const toml::node& e, const std::string& what) -> std::optional<double> {
+        const double v = number_of(e);
+        if (usable_time(v)) return v;
+        bad_time(rr, line_of(e), what, v);
+        return std::nullopt;
+      });
+}
+
+ArrayRead<std::uint64_t> read_sizes(Reader& r, const Section& s, std::string_view key) {
+  ArrayRead<std::uint64_t> sizes = read_array<std::uint64_t>(
+      r, s, key, Kind::integer, Empty::rejected,
+      [](Reader& rr, const toml::node& e, const std::string& what) -> std::optional<std::uint64_t> {
+        const std::int64_t v = e.as_integer()->get();
+        if (v >= 0) return static_cast<std::uint64_t>(v);
+        rr.error(line_of(e), fmt::format("{} is {}; sizes must be >= 0", what, v),
+                 or_regenerate("correct it"));
+        return std::nullopt;
+      });
+  if (!sizes.ok) return sizes;
+  const toml::array& a = *s.table.get(key)->as_array();
+  for (std::size_t i = 1; i < sizes.values.size(); ++i) {
+    if (sizes.values[i] > sizes.values[i - 1]) continue;
+    r.error(line_of(a[i]),
+            fmt::format("{} {} is not strictly increasing at index {} ({} after {})", key, s.where,
+                        i, sizes.values[i], sizes.values[i - 1]),
+            or_regenerate("list each size once, in increasing order, with gap_s, send_overhead_s "
+                          "and recv_overhead_s in the same order"));
+    sizes.ok = false;
+    return sizes;
+  }
+  return sizes;
+}
+
+const toml::table* read_table(Reader& r, const Section& s, std::string_view key) {
+  const toml::node* n = find(r, s, key);
+  return n == nullptr ? nullptr : n->as_table();
+}
+
+// format_version decides how the rest reads, so a missing, mistyped or other version stops here.
+bool read_version(Reader& r, const Section& top) {
+  const toml::node* n = find(r, top, "format_version");
+  if (n == nullptr) return false;
+  const std::int64_t v = n->as_integer()->get();
+  if (v == kModelFormatVersion) return true;
+  r.error(
+      line_of(*n),
+      fmt::format("format_version = {} is not supported; this collsel reads format_version = {}", v,
+                  kModelFormatVersion),
+      "re-run this collsel's collsel-calibrate to regenerate the file");
+  return false;
+}
+
+void read_provenance(Reader& r, const toml::table& t, Provenance& p) {
+  const Section s{t, "in [provenance]", kProvenanceKeys, line_of(t)};
+  warn_unknown_keys(r, s);
+  read_string(r, s, "command", p.command);
+  read_string(r, s, "date", p.date);
+  read_string(r, s, "mpi_library", p.mpi_library);
+  if (auto hosts = read_strings(r, s, "hosts"); hosts.ok) p.hosts = std::move(hosts.values);
+  if (auto ranks =
+          read_integer(r, s, "ranks", 0, INT_MAX, fmt::format("between 0 and {}", INT_MAX))) {
+    p.ranks = static_cast<int>(*ranks);
+  }
+  read_string(r, s, "notes", p.notes);
+}
+
+void read_latency(Reader& r, const Section& s, plogp::Params& p) {
+  const toml::node* n = find(r, s, "latency_s");
+  if (n == nullptr) return;
+  p.latency_s = number_of(*n);
+  if (!usable_time(p.latency_s)) bad_time(r, line_of(*n), "latency_s in [plogp]", p.latency_s);
+}
+
+// The four arrays must have one entry per size; the first one that differs from sizes_bytes is
+// reported with both lengths.
+bool same_lengths(
+    Reader& r, const ArrayRead<std::uint64_t>& sizes,
+    std::initializer_list<std::pair<std::string_view, const ArrayRead<double>*>> cols) {
+  for (const auto& [name, col] : cols) {
+    if (col->values.size() == sizes.values.size()) continue;
+    r.error(col->line,
+            fmt::format("{} in [plogp] has {} values but sizes_bytes has {}", name,
+                        col->values.size(), sizes.values.size()),
+            or_regenerate("give one value per entry of sizes_bytes"));
+    return false;
+  }
+  return true;
+}
+
+void read_plogp(Reader& r, const toml::table& t, plogp::Params& p) {
+  const Section s{t, "in [plogp]", kPlogpKeys, line_of(t)};
+  warn_unknown_keys(r, s);
+  read_latency(r, s, p);
+  if (auto e = read_integer(r, s, "eager_limit_bytes", 0, INT64_MAX, ">= 0")) {
+    p.eager_limit_bytes = static_cast<std::uint64_t>(*e);
+  }
+  const auto sizes = read_sizes(r, s, "sizes_bytes");
+  const auto gap = read_times(r, s, "gap_s");
+  const auto send = read_times(r, s, "send_overhead_s");
+  const auto recv = read_times(r, s, "recv_overhead_s");
+  if (!(sizes.ok && gap.ok && send.ok && recv.ok)) return;
+  if (!same_lengths(r, sizes,
+                    {{"gap_s", &gap}, {"send_overhead_s", &send}, {"recv_overhead_s", &recv}})) {
+    return;
+  }
+  for (std::size_t i = 0; i < sizes.values.size(); ++i) {
+    p.table.push_back({sizes.values[i], gap.values[i], send.values[i], recv.values[i]});
+  }
+}
+
+ModelLoad parse_root(const toml::table& root, std::string_view source) {
+  ModelLoad load;
+  Reader r{source, load.diagnostics};
+  const Section top{root, "at the top level", kTopKeys, 0};
+  if (root.empty()) {
+    r.error(0, "the file is empty", std::string(kRegenerate));
+    return load;
+  }
+  warn_unknown_keys(r, top);
+  if (!read_version(r, top)) return load;
+  ModelFile model;
+  read_string(r, top, "name", model.name);
+  read_string(r, top, "description", model.description);
+  if (const auto* t = read_table(r, top, "provenance")) read_provenance(r, *t, model.provenance);
+  if (const auto* t = read_table(r, top, "plogp")) read_plogp(r, *t, model.plogp);
+  if (has_errors(load.diagnostics)) return load;
+  // Every condition is checked above with its line; this catches a gap between the two lists.
+  if (auto reason = model.plogp.invalid_reason()) {
+    r.error(0, *reason, std::string(kRegenerate));
+    return load;
+  }
+  load.model = std::move(model);
+  return load;
+}
+
+// --- writing ---
+
+std::string toml_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        // TOML forbids raw control characters (and DEL) in basic strings.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// Shortest text that reads back to the same double; "1" gets ".0" so it stays a TOML float.
+std::string toml_float(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+template <class T, class Format>
+std::string toml_array(const std::vector<T>& values, Format format) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += format(values[i]);
+  }
+  return out + "]";
+}
+
+template <class Field>
+std::string column(const plogp::Params& p, Field field) {
+  std::vector<double> values;
+  for (const auto& point : p.table) values.push_back(point.*field);
+  return toml_array(values, toml_float);
+}
+
+}  // namespace
+
+ModelLoad parse_model(std::string_view text, std::string_view source) {
+  try {
+    return parse_root(toml::parse(text, source), source);
+  } catch (const toml::parse_error& e) {
+    ModelLoad load;
+    Reader{source, load.diagnostics}.error(static_cast<int>(e.source().begin.line),
+                                           fmt::format("not valid TOML: {}", e.description()),
+                                           or_regenerate("fix the syntax"));
+    return load;
+  }
+}
+
+ModelLoad load_model_file(const std::string& path) {
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  const auto cannot_read = [&path](int err) {
+    ModelLoad load;
+    load.diagnostics.push_back({Diagnostic::Severity::error, path, 0,
+                                fmt::format("cannot read the model file ({})", std::strerror(err)),
+                                "check COLLSEL_MODEL or [model] path in the config"});
+    return load;
+  };
+  errno = 0;
+  const std::unique_ptr<std::FILE, Closer> f(std::fopen(path.c_str(), "rb"));
+  if (!f) return cannot_read(errno);
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) text.append(buffer, n);
+  // A directory opens fine and fails here, with EISDIR.
+  if (std::ferror(f.get())) return cannot_read(errno);
+  return parse_model(text, path);
+}
+
+std::string write_model(const ModelFile& m) {
+  const Provenance& pv = m.provenance;
+  const plogp::Params& p = m.plogp;
+  std::string out;
+  out += fmt::format("# collsel model file; every key is described in docs/MODELS.md\n");
+  out += fmt::format("format_version = {}\n", kModelFormatVersion);
+  out += fmt::format("name = {}\n", toml_string(m.name));
+  out += fmt::format("description = {}\n", toml_string(m.description));
+  out += "\n[provenance]\n";
+  out += fmt::format("command = {}\n", toml_string(pv.command));
+  out += fmt::format("date = {}\n", toml_string(pv.date));
+  out += fmt::format("mpi_library = {}\n", toml_string(pv.mpi_library));
+  out += fmt::format("hosts = {}\n", toml_array(pv.hosts, toml_string));
+  out += fmt::format("ranks = {}\n", pv.ranks);
+  out += fmt::format("notes = {}\n", toml_string(pv.notes));
+  out += "\n[plogp]\n";
+  out += fmt::format("latency_s = {}  # L, seconds\n", toml_float(p.latency_s));
+  if (p.eager_limit_bytes) {
+    out += fmt::format("eager_limit_bytes = {}  # the MPI library's eager/rendezvous switch\n",
+                       *p.eager_limit_bytes);
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const auto& point : p.table) sizes.push_back(point.bytes);
+  out += fmt::format("sizes_bytes = {}\n",
+                     toml_array(sizes, [](std::uint64_t b) { return fmt::format("{}", b); }));
+  out += fmt::format("gap_s = {}  # g(m), seconds\n", column(p, &plogp::SizePoint::gap_s));
+  out += fmt::format("send_overhead_s = {}  # o_s(m), seconds\n",
+                     column(p, &plogp::SizePoint::send_overhead_s));
+  out += fmt::format("recv_overhead_s = {}  # o_r(m), seconds\n",
+                     column(p, &plogp::SizePoint::recv_overhead_s));
+  return out;
+}
+
+}  // namespace collsel::models

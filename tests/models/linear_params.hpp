@@ -1,0 +1,38 @@
+// Test parameters whose tables are sampled from straight lines, so interpolation is exact and
+// every expected value can be computed by hand from the lines:
+//   L = 5 us, g(m) = 1 us + m ns, o_s(m) = 0.2 us + 0.1 m ns, o_r(m) = 0.3 us + 0.2 m ns.
+// g differs per size, so a model that passes the wrong size to g fails its test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+
+#include "models/plogp/params.hpp"
+
+namespace collsel::models::plogp::testing {
+
+inline constexpr double kL = 5e-6;
+
+inline double line_g(std::uint64_t m) { return 1e-6 + static_cast<double>(m) * 1e-9; }
+
+inline Params linear_params() {
+  Params p;
+  p.latency_s = kL;
+  for (std::uint64_t m : {0ULL, 1ULL, 1024ULL, 65536ULL, 1048576ULL}) {
+    const double x = static_cast<double>(m);
+    p.table.push_back({m, 1e-6 + x * 1e-9, 2e-7 + x * 1e-10, 3e-7 + x * 2e-10});
+  }
+  return p;
+}
+
+// Equal up to rounding (relative 1e-9): any wrong term or wrong size moves a result by far more.
+inline ::testing::AssertionResult same_seconds(double actual, double expected) {
+  const double tolerance = 1e-9 * std::fabs(expected) + 1e-18;
+  if (std::fabs(actual - expected) <= tolerance) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got " << actual << " s, expected " << expected << " s";
+}
+
+}  // namespace collsel::models::plogp::testing

@@ -1,0 +1,505 @@
+#include "models/model_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace collsel::models {
+namespace {
+
+using Severity = Diagnostic::Severity;
+
+// A valid file whose line numbers the tests below rely on.
+const std::vector<std::string> kValidLines = {
+    "format_version = 1",                            // 1
+    "name = \"test cluster\"",                       // 2
+    "description = \"two nodes\"",                   // 3
+    "",                                              // 4
+    "[provenance]",                                  // 5
+    "command = \"mpiexec -n 2 collsel-calibrate\"",  // 6
+    "date = \"2026-11-23T07:00:00Z\"",               // 7
+    "mpi_library = \"MPICH 4.0.2\"",                 // 8
+    "hosts = [\"n1\", \"n2\"]",                      // 9
+    "ranks = 2",                                     // 10
+    "notes = \"quick\"",                             // 11
+    "",                                              // 12
+    "[plogp]",                                       // 13
+    "latency_s = 5e-6",                              // 14
+    "eager_limit_bytes = 16384",                     // 15
+    "sizes_bytes = [0, 1, 1024]",                    // 16
+    "gap_s = [1e-6, 1e-6, 2e-6]",                    // 17
+    "send_overhead_s = [1e-7, 1e-7, 3e-7]",          // 18
+    "recv_overhead_s = [1e-7, 1e-7, 4e-7]",          // 19
+};
+
+constexpr std::string_view kSource = "m.toml";
+constexpr std::string_view kRegen = "re-run collsel-calibrate to regenerate the file";
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// The valid file with line `n` (1-based) replaced; "" blanks it and keeps later lines in place.
+std::string with_line(int n, const std::string& replacement) {
+  auto lines = kValidLines;
+  lines.at(static_cast<std::size_t>(n - 1)) = replacement;
+  return join(lines);
+}
+
+std::vector<std::string> messages(const ModelLoad& load) {
+  std::vector<std::string> out;
+  for (const auto& d : load.diagnostics) out.push_back(d.format());
+  return out;
+}
+
+// Parsing `text` rejects the model with exactly this one error message.
+void expect_error(const std::string& text, const std::string& message) {
+  const ModelLoad load = parse_model(text, kSource);
+  EXPECT_FALSE(load.model.has_value());
+  ASSERT_EQ(load.diagnostics.size(), 1u) << ::testing::PrintToString(messages(load));
+  EXPECT_EQ(load.diagnostics[0].severity, Severity::error);
+  EXPECT_EQ(load.diagnostics[0].format(), message);
+}
+
+// Parsing `text` keeps the model and says exactly this one warning.
+void expect_warning(const std::string& text, const std::string& message) {
+  const ModelLoad load = parse_model(text, kSource);
+  EXPECT_TRUE(load.model.has_value());
+  ASSERT_EQ(load.diagnostics.size(), 1u) << ::testing::PrintToString(messages(load));
+  EXPECT_EQ(load.diagnostics[0].severity, Severity::warning);
+  EXPECT_EQ(load.diagnostics[0].format(), message);
+}
+
+std::string regen(const std::string& first) { return first + ", or " + std::string(kRegen); }
+
+void expect_same(const ModelFile& a, const ModelFile& b) {
+  EXPECT_EQ(a.format_version, b.format_version);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.provenance.command, b.provenance.command);
+  EXPECT_EQ(a.provenance.date, b.provenance.date);
+  EXPECT_EQ(a.provenance.mpi_library, b.provenance.mpi_library);
+  EXPECT_EQ(a.provenance.hosts, b.provenance.hosts);
+  EXPECT_EQ(a.provenance.ranks, b.provenance.ranks);
+  EXPECT_EQ(a.provenance.notes, b.provenance.notes);
+  // Bitwise equality of the doubles: the writer promises an exact round trip.
+  EXPECT_EQ(a.plogp.latency_s, b.plogp.latency_s);
+  EXPECT_EQ(a.plogp.eager_limit_bytes, b.plogp.eager_limit_bytes);
+  ASSERT_EQ(a.plogp.table.size(), b.plogp.table.size());
+  for (std::size_t i = 0; i < a.plogp.table.size(); ++i) {
+    EXPECT_EQ(a.plogp.table[i].bytes, b.plogp.table[i].bytes) << i;
+    EXPECT_EQ(a.plogp.table[i].gap_s, b.plogp.table[i].gap_s) << i;
+    EXPECT_EQ(a.plogp.table[i].send_overhead_s, b.plogp.table[i].send_overhead_s) << i;
+    EXPECT_EQ(a.plogp.table[i].recv_overhead_s, b.plogp.table[i].recv_overhead_s) << i;
+  }
+}
+
+// --- valid files ---
+
+TEST(ModelFile, ReadsEveryKey) {
+  const ModelLoad load = parse_model(join(kValidLines), kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  const ModelFile& m = *load.model;
+  EXPECT_EQ(m.format_version, 1);
+  EXPECT_EQ(m.name, "test cluster");
+  EXPECT_EQ(m.description, "two nodes");
+  EXPECT_EQ(m.provenance.command, "mpiexec -n 2 collsel-calibrate");
+  EXPECT_EQ(m.provenance.date, "2026-11-23T07:00:00Z");
+  EXPECT_EQ(m.provenance.mpi_library, "MPICH 4.0.2");
+  EXPECT_EQ(m.provenance.hosts, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(m.provenance.ranks, 2);
+  EXPECT_EQ(m.provenance.notes, "quick");
+  EXPECT_EQ(m.plogp.latency_s, 5e-6);
+  EXPECT_EQ(m.plogp.eager_limit_bytes, 16384u);
+  ASSERT_EQ(m.plogp.table.size(), 3u);
+  EXPECT_EQ(m.plogp.table[2].bytes, 1024u);
+  EXPECT_EQ(m.plogp.table[2].gap_s, 2e-6);
+  EXPECT_EQ(m.plogp.table[2].send_overhead_s, 3e-7);
+  EXPECT_EQ(m.plogp.table[2].recv_overhead_s, 4e-7);
+}
+
+TEST(ModelFile, OptionalKeysMayBeLeftOut) {
+  auto lines = kValidLines;
+  lines.erase(lines.begin() + 14);                     // eager_limit_bytes
+  lines.erase(lines.begin() + 2, lines.begin() + 12);  // description and [provenance]
+  const ModelLoad load = parse_model(join(lines), kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.model->description, "");
+  EXPECT_EQ(load.model->provenance.ranks, 0);
+  EXPECT_TRUE(load.model->provenance.hosts.empty());
+  EXPECT_FALSE(load.model->plogp.eager_limit_bytes.has_value());
+}
+
+TEST(ModelFile, IntegersAreAcceptedAsNumbers) {
+  auto lines = kValidLines;
+  lines[13] = "latency_s = 0";
+  lines[16] = "gap_s = [1, 2, 3]";
+  const ModelLoad load = parse_model(join(lines), kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_EQ(load.model->plogp.latency_s, 0.0);
+  EXPECT_EQ(load.model->plogp.table[1].gap_s, 2.0);
+}
+
+TEST(ModelFile, UnquotedDateIsAccepted) {
+  const ModelLoad load = parse_model(with_line(7, "date = 2026-11-23T07:00:00Z"), kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_EQ(load.model->provenance.date, "2026-11-23T07:00:00Z");
+}
+
+TEST(ModelFile, ShippedDefaultModelIsClean) {
+  const std::string path = std::string(COLLSEL_SOURCE_DIR) + "/conf/default_model.toml";
+  const ModelLoad load = load_model_file(path);
+  EXPECT_TRUE(load.model.has_value());
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+}
+
+// --- writing ---
+
+ModelFile sample_model() {
+  ModelFile m;
+  m.name = "cluster \"A\" \\ north";
+  m.description = "line one\nline two\ttabbed, caf\xc3\xa9, bell \x07, del \x7f";
+  m.provenance.command = "mpiexec -n 2 collsel-calibrate --quick -o 'conf/x.toml'";
+  m.provenance.date = "2026-11-23T07:00:00Z";
+  m.provenance.mpi_library = "MPICH 4.0.2 ch4:ucx";
+  m.provenance.hosts = {"node1", "node-2", "n\"3"};
+  m.provenance.ranks = 64;
+  m.provenance.notes = "";
+  m.plogp.latency_s = 1.0 / 3.0;
+  m.plogp.eager_limit_bytes = 16384;
+  const double tricky[] = {0.1,
+                           1.0,
+                           0.0,
+                           5e-324,                   // smallest subnormal
+                           2.2250738585072014e-308,  // smallest normal
+                           1.7976931348623157e308,   // largest
+                           123456789.125,
+                           1.5e-6};
+  std::uint64_t bytes = 0;
+  for (double v : tricky) {
+    m.plogp.table.push_back({bytes, v, v / 7.0, v * 0.3});
+    bytes = bytes * 2 + 1;
+  }
+  m.plogp.table.push_back({std::uint64_t{1} << 40, 2.0, 3.0, 4.0});
+  return m;
+}
+
+TEST(ModelFile, WriteThenParseGivesTheSameModel) {
+  const ModelFile m = sample_model();
+  const std::string text = write_model(m);
+  const ModelLoad load = parse_model(text, kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load)) << "\n" << text;
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  expect_same(*load.model, m);
+}
+
+TEST(ModelFile, WriteThenParseWithoutOptionalValues) {
+  ModelFile m;
+  m.name = "bare";
+  m.plogp.latency_s = 2e-6;
+  m.plogp.table.push_back({0, 1e-6, 1e-7, 1e-7});
+  const std::string text = write_model(m);
+  EXPECT_EQ(text.find("eager_limit_bytes"), std::string::npos) << text;
+  const ModelLoad load = parse_model(text, kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load)) << "\n" << text;
+  EXPECT_TRUE(load.diagnostics.empty());
+  expect_same(*load.model, m);
+}
+
+TEST(ModelFile, WrittenLayout) {
+  const std::string text = write_model(sample_model());
+  EXPECT_EQ(text.find("format_version = 1\n"), text.find("format_version"));
+  const auto provenance = text.find("\n[provenance]\n");
+  const auto plogp = text.find("\n[plogp]\n");
+  ASSERT_NE(provenance, std::string::npos) << text;
+  ASSERT_NE(plogp, std::string::npos) << text;
+  EXPECT_LT(provenance, plogp);
+  EXPECT_NE(text.find("\nranks = 64\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\neager_limit_bytes = 16384"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nsizes_bytes = [0, 1, 3, 7, 15, 31, 63, 127, 1099511627776]\n"),
+            std::string::npos)
+      << text;
+  // 1.0 stays a float, the shortest round-trip text is used.
+  EXPECT_NE(text.find("gap_s = [0.1, 1.0, 0.0, 5e-324, "), std::string::npos) << text;
+}
+
+// --- errors ---
+
+TEST(ModelFileErrors, TomlSyntax) {
+  expect_error(with_line(10, "ranks = = 2"),
+               "collsel: m.toml:10: not valid TOML: Error while parsing value: could not "
+               "determine value type; " +
+                   regen("fix the syntax"));
+}
+
+TEST(ModelFileErrors, EmptyFile) {
+  expect_error("", "collsel: m.toml: the file is empty; " + std::string(kRegen));
+  expect_error("# only a comment\n", "collsel: m.toml: the file is empty; " + std::string(kRegen));
+}
+
+TEST(ModelFileErrors, MissingTopLevelKeys) {
+  expect_error(with_line(1, ""),
+               "collsel: m.toml: missing required key 'format_version' at the top level; " +
+                   regen("add format_version = 1 at the top level"));
+  expect_error(with_line(2, ""), "collsel: m.toml: missing required key 'name' at the top level; " +
+                                     regen("add name = \"my cluster\" at the top level"));
+  auto lines = kValidLines;
+  lines.resize(12);  // no [plogp]
+  expect_error(join(lines), "collsel: m.toml: missing required table [plogp]; " +
+                                regen("add a [plogp] section (docs/MODELS.md, \"Model file\")"));
+}
+
+TEST(ModelFileErrors, MissingPlogpKeysNameTheTableLine) {
+  const std::pair<int, std::string> cases[] = {
+      {14, "latency_s = 1.5e-6"},
+      {16, "sizes_bytes = [0, 1, 1024]"},
+      {17, "gap_s = [1e-6, 1e-6, 2e-6]"},
+      {18, "send_overhead_s = [1e-7, 1e-7, 3e-7]"},
+      {19, "recv_overhead_s = [1e-7, 1e-7, 3e-7]"},
+  };
+  for (const auto& [line, example] : cases) {
+    const std::string key = example.substr(0, example.find(' '));
+    SCOPED_TRACE(key);
+    expect_error(with_line(line, ""), "collsel: m.toml:13: missing required key '" + key +
+                                          "' in [plogp]; " +
+                                          regen("add " + example + " in [plogp]"));
+  }
+}
+
+TEST(ModelFileErrors, WrongTypes) {
+  expect_error(with_line(1, "format_version = \"1\""),
+               "collsel: m.toml:1: format_version at the top level must be an integer, not a "
+               "string; " +
+                   regen("write it as format_version = 1"));
+  expect_error(with_line(1, "format_version = 1.0"),
+               "collsel: m.toml:1: format_version at the top level must be an integer, not a "
+               "float; " +
+                   regen("write it as format_version = 1"));
+  expect_error(with_line(2, "name = 3"),
+               "collsel: m.toml:2: name at the top level must be a string, not an integer; " +
+                   regen("write it as name = \"my cluster\""));
+  expect_error(with_line(10, "ranks = 2.5"),
+               "collsel: m.toml:10: ranks in [provenance] must be an integer, not a float; " +
+                   regen("write it as ranks = 2"));
+  expect_error(with_line(9, "hosts = \"n1\""),
+               "collsel: m.toml:9: hosts in [provenance] must be an array of strings, not a "
+               "string; " +
+                   regen("write it as hosts = [\"node1\", \"node2\"]"));
+  expect_error(with_line(14, "latency_s = \"fast\""),
+               "collsel: m.toml:14: latency_s in [plogp] must be a number, not a string; " +
+                   regen("write it as latency_s = 1.5e-6"));
+  expect_error(with_line(15, "eager_limit_bytes = 16384.0"),
+               "collsel: m.toml:15: eager_limit_bytes in [plogp] must be an integer, not a "
+               "float; " +
+                   regen("write it as eager_limit_bytes = 16384"));
+  expect_error(with_line(17, "gap_s = 1e-6"),
+               "collsel: m.toml:17: gap_s in [plogp] must be an array of numbers, not a float; " +
+                   regen("write it as gap_s = [1e-6, 1e-6, 2e-6]"));
+}
+
+TEST(ModelFileErrors, WrongTypesOfTables) {
+  auto lines = kValidLines;
+  lines.resize(12);        // no [plogp] table
+  lines[3] = "plogp = 3";  // line 4, before [provenance] opens
+  expect_error(join(lines),
+               "collsel: m.toml:4: plogp at the top level must be a table, not an integer; " +
+                   regen("write it as a [plogp] section"));
+  auto prov = kValidLines;
+  prov.erase(prov.begin() + 4, prov.begin() + 11);       // lines 5-11: the [provenance] table
+  prov.insert(prov.begin() + 3, "provenance = \"me\"");  // line 4
+  expect_error(join(prov),
+               "collsel: m.toml:4: provenance at the top level must be a table, not a string; " +
+                   regen("write it as a [provenance] section"));
+}
+
+TEST(ModelFileErrors, WrongElementTypes) {
+  expect_error(with_line(9, "hosts = [\"n1\", 2]"),
+               "collsel: m.toml:9: hosts[1] in [provenance] must be a string, not an integer; " +
+                   regen("write it as hosts = [\"node1\", \"node2\"]"));
+  expect_error(with_line(16, "sizes_bytes = [0, 1.5, 1024]"),
+               "collsel: m.toml:16: sizes_bytes[1] in [plogp] must be an integer, not a float; " +
+                   regen("write it as sizes_bytes = [0, 1, 1024]"));
+  expect_error(with_line(18, "send_overhead_s = [1e-7, true, 3e-7]"),
+               "collsel: m.toml:18: send_overhead_s[1] in [plogp] must be a number, not a "
+               "boolean; " +
+                   regen("write it as send_overhead_s = [1e-7, 1e-7, 3e-7]"));
+}
+
+TEST(ModelFileErrors, UnsupportedFormatVersion) {
+  expect_error(with_line(1, "format_version = 2"),
+               "collsel: m.toml:1: format_version = 2 is not supported; this collsel reads "
+               "format_version = 1; re-run this collsel's collsel-calibrate to regenerate the "
+               "file");
+}
+
+TEST(ModelFileErrors, ArraysOfDifferentLengths) {
+  expect_error(with_line(17, "gap_s = [1e-6, 1e-6]"),
+               "collsel: m.toml:17: gap_s in [plogp] has 2 values but sizes_bytes has 3; " +
+                   regen("give one value per entry of sizes_bytes"));
+  expect_error(with_line(19, "recv_overhead_s = [1e-7, 1e-7, 3e-7, 4e-7]"),
+               "collsel: m.toml:19: recv_overhead_s in [plogp] has 4 values but sizes_bytes has "
+               "3; " +
+                   regen("give one value per entry of sizes_bytes"));
+}
+
+TEST(ModelFileErrors, SizesNotStrictlyIncreasing) {
+  const std::string fix = regen(
+      "list each size once, in increasing order, with gap_s, send_overhead_s and "
+      "recv_overhead_s in the same order");
+  expect_error(with_line(16, "sizes_bytes = [0, 1024, 1024]"),
+               "collsel: m.toml:16: sizes_bytes in [plogp] is not strictly increasing at index 2 "
+               "(1024 after 1024); " +
+                   fix);
+  expect_error(with_line(16, "sizes_bytes = [0, 2, 1]"),
+               "collsel: m.toml:16: sizes_bytes in [plogp] is not strictly increasing at index 2 "
+               "(1 after 2); " +
+                   fix);
+  // In an array written over several lines, the line of the offending element.
+  expect_error(with_line(16, "sizes_bytes = [\n  4,\n  2,\n  1024]"),
+               "collsel: m.toml:18: sizes_bytes in [plogp] is not strictly increasing at index 1 "
+               "(2 after 4); " +
+                   fix);
+}
+
+TEST(ModelFileErrors, NegativeOrNonFiniteValues) {
+  const std::string fix = regen("correct it");
+  expect_error(with_line(14, "latency_s = -5e-6"),
+               "collsel: m.toml:14: latency_s in [plogp] is -5e-06; times must be finite and "
+               ">= 0; " +
+                   fix);
+  expect_error(
+      with_line(14, "latency_s = inf"),
+      "collsel: m.toml:14: latency_s in [plogp] is inf; times must be finite and >= 0; " + fix);
+  expect_error(with_line(17, "gap_s = [1e-6, -1e-6, 2e-6]"),
+               "collsel: m.toml:17: gap_s[1] in [plogp] is -1e-06; times must be finite and "
+               ">= 0; " +
+                   fix);
+  expect_error(with_line(18, "send_overhead_s = [1e-7, nan, 3e-7]"),
+               "collsel: m.toml:18: send_overhead_s[1] in [plogp] is nan; times must be finite "
+               "and >= 0; " +
+                   fix);
+  expect_error(with_line(19, "recv_overhead_s = [1e-7, 1e-7, -inf]"),
+               "collsel: m.toml:19: recv_overhead_s[2] in [plogp] is -inf; times must be finite "
+               "and >= 0; " +
+                   fix);
+  expect_error(with_line(16, "sizes_bytes = [-1, 1, 1024]"),
+               "collsel: m.toml:16: sizes_bytes[0] in [plogp] is -1; sizes must be >= 0; " + fix);
+  expect_error(with_line(15, "eager_limit_bytes = -1"),
+               "collsel: m.toml:15: eager_limit_bytes in [plogp] is -1; it must be >= 0; " + fix);
+  expect_error(with_line(10, "ranks = -2"),
+               "collsel: m.toml:10: ranks in [provenance] is -2; it must be between 0 and "
+               "2147483647; " +
+                   fix);
+}
+
+TEST(ModelFileErrors, EmptyArrays) {
+  expect_error(with_line(16, "sizes_bytes = []"),
+               "collsel: m.toml:16: sizes_bytes in [plogp] is empty; " +
+                   regen("give at least one value, as in sizes_bytes = [0, 1, 1024]"));
+  expect_error(with_line(17, "gap_s = []"),
+               "collsel: m.toml:17: gap_s in [plogp] is empty; " +
+                   regen("give at least one value, as in gap_s = [1e-6, 1e-6, 2e-6]"));
+}
+
+TEST(ModelFileErrors, EveryErrorIsReportedOnce) {
+  auto lines = kValidLines;
+  lines[1] = "name = 3";
+  lines[13] = "latency_s = \"fast\"";
+  const ModelLoad load = parse_model(join(lines), kSource);
+  EXPECT_FALSE(load.model.has_value());
+  EXPECT_EQ(messages(load),
+            (std::vector<std::string>{
+                "collsel: m.toml:2: name at the top level must be a string, not an integer; " +
+                    regen("write it as name = \"my cluster\""),
+                "collsel: m.toml:14: latency_s in [plogp] must be a number, not a string; " +
+                    regen("write it as latency_s = 1.5e-6")}));
+}
+
+// --- warnings ---
+
+TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
+  expect_warning(with_line(4, "colour = \"red\""),
+                 "collsel: m.toml:4: unknown key 'colour' at the top level; remove it; valid keys "
+                 "at the top level: format_version, name, description, provenance, plogp");
+  expect_warning(with_line(12, "user = \"me\""),
+                 "collsel: m.toml:12: unknown key 'user' in [provenance]; remove it; valid keys in "
+                 "[provenance]: command, date, mpi_library, hosts, ranks, notes");
+  expect_warning(join(kValidLines) + "latency_us = 5\n",
+                 "collsel: m.toml:20: unknown key 'latency_us' in [plogp]; remove it; valid keys "
+                 "in [plogp]: latency_s, eager_limit_bytes, sizes_bytes, gap_s, send_overhead_s, "
+                 "recv_overhead_s");
+}
+
+TEST(ModelFileWarnings, WarningsComeWithErrorsToo) {
+  auto lines = kValidLines;
+  lines[3] = "colour = 1";
+  lines[13] = "latency_s = -1";
+  const ModelLoad load = parse_model(join(lines), kSource);
+  EXPECT_FALSE(load.model.has_value());
+  ASSERT_EQ(load.diagnostics.size(), 2u) << ::testing::PrintToString(messages(load));
+  EXPECT_EQ(load.diagnostics[0].severity, Severity::warning);
+  EXPECT_EQ(load.diagnostics[1].severity, Severity::error);
+}
+
+// --- files ---
+
+class ModelFileOnDisk : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("collsel_model_file_test_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ModelFileOnDisk, MissingFile) {
+  const std::string path = (dir_ / "no-such-model.toml").string();
+  const ModelLoad load = load_model_file(path);
+  EXPECT_FALSE(load.model.has_value());
+  EXPECT_EQ(messages(load),
+            (std::vector<std::string>{"collsel: " + path +
+                                      ": cannot read the model file (No such file or directory); "
+                                      "check COLLSEL_MODEL or [model] path in the config"}));
+}
+
+TEST_F(ModelFileOnDisk, Directory) {
+  const ModelLoad load = load_model_file(dir_.string());
+  EXPECT_FALSE(load.model.has_value());
+  EXPECT_EQ(messages(load),
+            (std::vector<std::string>{"collsel: " + dir_.string() +
+                                      ": cannot read the model file (Is a directory); check "
+                                      "COLLSEL_MODEL or [model] path in the config"}));
+}
+
+TEST_F(ModelFileOnDisk, ReadsAndNamesThePath) {
+  const std::string path = (dir_ / "model.toml").string();
+  std::ofstream(path) << with_line(14, "latency_s = \"fast\"");
+  const ModelLoad load = load_model_file(path);
+  EXPECT_FALSE(load.model.has_value());
+  EXPECT_EQ(messages(load),
+            (std::vector<std::string>{"collsel: " + path +
+                                      ":14: latency_s in [plogp] must be a number, not a string; " +
+                                      regen("write it as latency_s = 1.5e-6")}));
+  std::ofstream(path) << write_model(sample_model());
+  const ModelLoad good = load_model_file(path);
+  ASSERT_TRUE(good.model.has_value());
+  expect_same(*good.model, sample_model());
+}
+
+}  // namespace
+}  // namespace collsel::models

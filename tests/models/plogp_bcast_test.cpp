@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "linear_params.hpp"
+#include "models/plogp/bcast.hpp"
+
+// Hand-computed values on linear_params(): L = 5e-6 and g(m) = 1e-6 + m x 1e-9, hence
+// g(1) = 1.001e-6, g(250) = 1.25e-6, g(300) = 1.3e-6, g(1000) = 2e-6. The rendezvous handshake
+// is 2 g(1) + 3 L = 2.002e-6 + 15e-6 = 17.002e-6. m = 1000 with s = 300 is k = ceil(1000/300) = 4.
+namespace collsel::models::plogp {
+namespace {
+
+using testing::linear_params;
+using testing::same_seconds;
+
+class PlogpBcast : public ::testing::Test {
+ protected:
+  const Params p = linear_params();
+};
+
+TEST_F(PlogpBcast, Flat) {
+  EXPECT_TRUE(same_seconds(bcast_flat(p, 4, 1000), 11e-6));  // 3 x 2e-6 + 5e-6
+  EXPECT_TRUE(same_seconds(bcast_flat(p, 5, 1000), 13e-6));  // 4 x 2e-6 + 5e-6
+  EXPECT_TRUE(same_seconds(bcast_flat(p, 2, 1), 6.001e-6));  // 1 x 1.001e-6 + 5e-6
+}
+
+TEST_F(PlogpBcast, FlatRendezvous) {
+  EXPECT_TRUE(same_seconds(bcast_flat_rendezvous(p, 4, 1000), 23.002e-6));  // 6e-6 + 17.002e-6
+  EXPECT_TRUE(same_seconds(bcast_flat_rendezvous(p, 7, 1000), 29.002e-6));  // 12e-6 + 17.002e-6
+}
+
+TEST_F(PlogpBcast, FlatSegmented) {
+  // 3 x (g(300) x 4) + L = 3 x 5.2e-6 + 5e-6
+  EXPECT_TRUE(same_seconds(bcast_flat_segmented(p, 4, 1000, 300), 20.6e-6));
+  // 2 x (g(250) x 4) + L = 2 x 5e-6 + 5e-6
+  EXPECT_TRUE(same_seconds(bcast_flat_segmented(p, 3, 1000, 250), 15e-6));
+  // k = 1000 segments of 1 byte: 3 x (1.001e-6 x 1000) + 5e-6
+  EXPECT_TRUE(same_seconds(bcast_flat_segmented(p, 4, 1000, 1), 3.008e-3));
+}
+
+TEST_F(PlogpBcast, Chain) {
+  EXPECT_TRUE(same_seconds(bcast_chain(p, 4, 1000), 21e-6));  // 3 x (2e-6 + 5e-6)
+  EXPECT_TRUE(same_seconds(bcast_chain(p, 7, 1000), 42e-6));  // 6 x 7e-6
+}
+
+TEST_F(PlogpBcast, ChainRendezvous) {
+  EXPECT_TRUE(same_seconds(bcast_chain_rendezvous(p, 4, 1000), 57.006e-6));  // 3 x 19.002e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_rendezvous(p, 3, 1000), 38.004e-6));  // 2 x 19.002e-6
+}
+
+TEST_F(PlogpBcast, ChainSegmented) {
+  // 3 x (1.3e-6 + 5e-6) + 1.3e-6 x 3 = 18.9e-6 + 3.9e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(p, 4, 1000, 300), 22.8e-6));
+  // 4 x 6.3e-6 + 3.9e-6 = 25.2e-6 + 3.9e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(p, 5, 1000, 300), 29.1e-6));
+  // s = 250 divides m: 3 x 6.25e-6 + 1.25e-6 x 3
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(p, 4, 1000, 250), 22.5e-6));
+  // s = 999: k = 2, g(999) = 1.999e-6: 3 x 6.999e-6 + 1.999e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(p, 4, 1000, 999), 22.996e-6));
+}
+
+TEST_F(PlogpBcast, BinaryUsesTheHeapTreeDepth) {
+  // floor(log2 P) x (2 g(m) + L) = depth x 9e-6
+  EXPECT_TRUE(same_seconds(bcast_binary(p, 2, 1000), 9e-6));   // depth 1
+  EXPECT_TRUE(same_seconds(bcast_binary(p, 3, 1000), 9e-6));   // depth 1
+  EXPECT_TRUE(same_seconds(bcast_binary(p, 4, 1000), 18e-6));  // depth 2
+  EXPECT_TRUE(same_seconds(bcast_binary(p, 5, 1000), 18e-6));  // depth 2, the Table's bound says 3
+  EXPECT_TRUE(same_seconds(bcast_binary(p, 7, 1000), 18e-6));  // depth 2
+  EXPECT_TRUE(same_seconds(bcast_binary(p, 8, 1000), 27e-6));  // depth 3
+}
+
+TEST_F(PlogpBcast, Binomial) {
+  // floor(log2 P) g(m) + ceil(log2 P) L
+  EXPECT_TRUE(same_seconds(bcast_binomial(p, 2, 1000), 7e-6));   // 1 x 2e-6 + 1 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial(p, 3, 1000), 12e-6));  // 1 x 2e-6 + 2 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial(p, 4, 1000), 14e-6));  // 2 x 2e-6 + 2 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial(p, 5, 1000), 19e-6));  // 2 x 2e-6 + 3 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial(p, 7, 1000), 19e-6));  // 2 x 2e-6 + 3 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial(p, 8, 1000), 21e-6));  // 3 x 2e-6 + 3 x 5e-6
+}
+
+TEST_F(PlogpBcast, BinomialRendezvous) {
+  // 2 x 2e-6 + 2 x 17.002e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_rendezvous(p, 4, 1000), 38.004e-6));
+  // 2 x 2e-6 + 3 x 17.002e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_rendezvous(p, 5, 1000), 55.006e-6));
+  // 1 x 2e-6 + 2 x 17.002e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_rendezvous(p, 3, 1000), 36.004e-6));
+}
+
+TEST_F(PlogpBcast, BinomialSegmented) {
+  // 2 x 1.3e-6 x 4 + 2 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(p, 4, 1000, 300), 20.4e-6));
+  // 2 x 1.3e-6 x 4 + 3 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(p, 7, 1000, 300), 25.4e-6));
+  // 1 x 1.3e-6 x 4 + 2 x 5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(p, 3, 1000, 300), 15.2e-6));
+}
+
+TEST_F(PlogpBcast, OneSegmentIsThePlainModel) {
+  // No segment size, or one >= m, is a single segment of m bytes.
+  for (std::uint64_t s : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{5000}}) {
+    EXPECT_TRUE(same_seconds(bcast_flat_segmented(p, 5, 1000, s), bcast_flat(p, 5, 1000)));
+    EXPECT_TRUE(same_seconds(bcast_chain_segmented(p, 5, 1000, s), bcast_chain(p, 5, 1000)));
+    EXPECT_TRUE(same_seconds(bcast_binomial_segmented(p, 5, 1000, s), bcast_binomial(p, 5, 1000)));
+  }
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(p, 4, 1000, 0), 21e-6));  // 3 x (2e-6 + 5e-6)
+}
+
+TEST_F(PlogpBcast, NothingToSendCostsNothing) {
+  using Plain = double (*)(const Params&, int, std::uint64_t);
+  using Segmented = double (*)(const Params&, int, std::uint64_t, std::uint64_t);
+  const Plain plain[] = {
+      bcast_flat,     bcast_flat_rendezvous,    bcast_chain, bcast_chain_rendezvous, bcast_binary,
+      bcast_binomial, bcast_binomial_rendezvous};
+  const Segmented segmented[] = {bcast_flat_segmented, bcast_chain_segmented,
+                                 bcast_binomial_segmented};
+  for (int P : {-1, 0, 1}) {
+    for (auto f : plain) EXPECT_EQ(f(p, P, 1000), 0.0) << "P = " << P;
+    for (auto f : segmented) EXPECT_EQ(f(p, P, 1000, 100), 0.0) << "P = " << P;
+  }
+  for (auto f : plain) EXPECT_EQ(f(p, 8, 0), 0.0);
+  for (auto f : segmented) {
+    EXPECT_EQ(f(p, 8, 0, 100), 0.0);
+    EXPECT_EQ(f(p, 8, 0, 0), 0.0);
+  }
+}
+
+// Reference definitions by repeated doubling, independent of the bit tricks under test.
+int slow_floor_log2(std::uint64_t x) {
+  int k = 0;
+  while ((std::uint64_t{2} << k) <= x) ++k;
+  return k;
+}
+
+int slow_ceil_log2(std::uint64_t x) {
+  int k = 0;
+  while ((std::uint64_t{1} << k) < x) ++k;
+  return k;
+}
+
+TEST(PlogpHelpers, Log2From1To65) {
+  for (std::uint64_t x = 1; x <= 65; ++x) {
+    EXPECT_EQ(floor_log2(x), slow_floor_log2(x)) << "x = " << x;
+    EXPECT_EQ(ceil_log2(x), slow_ceil_log2(x)) << "x = " << x;
+  }
+  // A few by hand: x -> (floor, ceil).
+  EXPECT_EQ(floor_log2(1), 0);
+  EXPECT_EQ(ceil_log2(1), 0);
+  EXPECT_EQ(floor_log2(3), 1);
+  EXPECT_EQ(ceil_log2(3), 2);
+  EXPECT_EQ(floor_log2(5), 2);
+  EXPECT_EQ(ceil_log2(5), 3);
+  EXPECT_EQ(floor_log2(64), 6);
+  EXPECT_EQ(ceil_log2(64), 6);
+  EXPECT_EQ(floor_log2(65), 6);
+  EXPECT_EQ(ceil_log2(65), 7);
+}
+
+TEST(PlogpHelpers, Log2AtTheEdges) {
+  constexpr std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ(floor_log2(0), 0);
+  EXPECT_EQ(ceil_log2(0), 0);
+  EXPECT_EQ(floor_log2(std::uint64_t{1} << 63), 63);
+  EXPECT_EQ(ceil_log2(std::uint64_t{1} << 63), 63);
+  EXPECT_EQ(floor_log2(max), 63);
+  EXPECT_EQ(ceil_log2(max), 64);
+}
+
+TEST(PlogpHelpers, CeilDiv) {
+  constexpr std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ(ceil_div(0, 1), 0u);
+  EXPECT_EQ(ceil_div(1, 1), 1u);
+  EXPECT_EQ(ceil_div(7, 2), 4u);
+  EXPECT_EQ(ceil_div(8, 2), 4u);
+  EXPECT_EQ(ceil_div(1000, 300), 4u);
+  EXPECT_EQ(ceil_div(max, 2), std::uint64_t{1} << 63);  // no overflow near 2^64
+  EXPECT_EQ(ceil_div(max, max), 1u);
+  EXPECT_EQ(ceil_div(5, 0), 5u);  // b == 0 is treated as 1
+}
+
+}  // namespace
+}  // namespace collsel::models::plogp
