@@ -13,6 +13,8 @@ namespace {
 // Splitting into more segments than this only adds per-message cost on any network we model,
 // and it bounds the work of one search (the decision is cached per call shape anyway).
 constexpr std::uint64_t kMaxSegmentCounts = 4096;
+// Beyond this many segments, consecutive candidate counts grow by k / kGeometricStep.
+constexpr std::uint64_t kGeometricStep = 32;
 
 // Saturates instead of wrapping, so a size near 2^64 cannot turn into a small candidate.
 std::uint64_t round_up(std::uint64_t x, std::uint64_t unit) {
@@ -29,8 +31,14 @@ std::vector<std::uint64_t> candidates(const Params& p, std::uint64_t m, std::uin
   const auto keep = [&](std::uint64_t s) {
     if (s >= unit && s <= m) out.push_back(s);
   };
+  // Every segment count below 2 x kGeometricStep, then counts about 3 % apart: near its optimum the
+  // predicted time is flat in k, so the sparse tail loses nothing measurable and the search of
+  // one call shape costs ~200 model evaluations instead of ~4100 (bench/decision_cost).
   const std::uint64_t counts = std::min(m / unit, kMaxSegmentCounts);
-  for (std::uint64_t k = 1; k <= counts; ++k) keep(round_up(ceil_div(m, k), unit));
+  for (std::uint64_t k = 1; k <= counts; k += std::max<std::uint64_t>(1, k / kGeometricStep)) {
+    keep(round_up(ceil_div(m, k), unit));
+  }
+  if (counts >= 1) keep(round_up(ceil_div(m, counts), unit));
   for (std::uint64_t s = unit; s <= m; s *= 2) {
     keep(s);
     if (s > m / 2) break;  // the next doubling could wrap around

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <set>
 
 #include "linear_params.hpp"
@@ -50,8 +52,12 @@ TEST(PlogpSegment, EveryCandidateIsAMultipleOfTheUnitOrTheMessage) {
   for (std::uint64_t s : seen) {
     EXPECT_TRUE(s == m || (s % unit == 0 && s >= unit && s < m)) << "s = " << s;
   }
-  // k runs to min(m / unit, 4096), so at most 4096 sizes from it, plus powers and table sizes.
-  EXPECT_LE(seen.size(), 4096u + 64u + 5u + 1u);
+  // k runs to min(m / unit, 4096): every k up to 64, then about 3 % apart (about 140 counts),
+  // plus 16 powers of two up to m and table sizes.
+  EXPECT_LE(seen.size(), 300u);
+  EXPECT_TRUE(seen.count(15648));   // k = 64: 15626 -> 652 x 24
+  EXPECT_FALSE(seen.count(15408));  // k = 65 (15385 -> 642 x 24) is skipped: step 64 / 32 = 2
+  EXPECT_TRUE(seen.count(15168));   // k = 66: 15152 -> 632 x 24
   EXPECT_TRUE(seen.count(24 * 11));  // ceil(m / 4096) = 245 -> 11 x 24 = 264
 }
 
@@ -102,6 +108,30 @@ TEST(PlogpSegment, ExactMinimumAmongManyCandidates) {
   });
   EXPECT_EQ(c.segment_bytes, 4096u);
   EXPECT_EQ(c.predicted_s, 0.0);
+}
+
+TEST(PlogpSegment, SparseSearchIsWithinAFractionOfAPercentOfExhaustive) {
+  // The search skips segment counts past 64; against every multiple of the unit, its optimum must
+  // stay within 0.5 % for the three segmented Broadcast models.
+  const Params p = linear_params();
+  const std::uint64_t unit = 8;
+  for (const int P : {3, 8, 16, 64}) {
+    for (const std::uint64_t m : {std::uint64_t{4096}, std::uint64_t{100000},
+                                  std::uint64_t{1} << 20}) {
+      using Model = double (*)(const Params&, int, std::uint64_t, std::uint64_t);
+      for (const Model model : {Model{&bcast_chain_segmented}, Model{&bcast_binomial_segmented},
+                                Model{&bcast_flat_segmented}}) {
+        const std::function<double(std::uint64_t)> f = [&](std::uint64_t s) {
+          return model(p, P, m, s);
+        };
+        double exhaustive = f(m);
+        for (std::uint64_t s = unit; s < m; s += unit) exhaustive = std::min(exhaustive, f(s));
+        const SegmentChoice c = best_segment(p, m, unit, f);
+        EXPECT_LE(c.predicted_s, exhaustive * 1.005) << "P " << P << " m " << m;
+        EXPECT_GE(c.predicted_s, exhaustive) << "P " << P << " m " << m;
+      }
+    }
+  }
 }
 
 TEST(PlogpSegment, EmptyMessage) {
