@@ -7,6 +7,8 @@ packages=(
   libunwind-dev libfmt-dev libtomlplusplus-dev          # call sites, formatting, TOML
   googletest libgtest-dev                               # unit tests
   libcli11-dev nlohmann-json3-dev                       # command-line parsing, JSON for tools
+  iproute2 util-linux                                   # tools/emucluster: namespaces, tc
+  gnuplot-nox                                           # bench/selection_report.py plots
 )
 missing=()
 for p in "${packages[@]}"; do
