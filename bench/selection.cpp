@@ -25,18 +25,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "calibrate/compare.hpp"
 #include "conf/embedded.hpp"
 #include "models/model_file.hpp"
 #include "selector/decide.hpp"
-#include "selector/registry.hpp"
 
 namespace {
 
-using collsel::AlgoParams;
 using collsel::Collective;
-
-// The shim's C API, looked up at run time so the benchmark also runs without the shim.
-using LastAlgorithmFn = const char* (*)();
+using collsel::calibrate::VariantKind;
 
 struct Options {
   std::vector<std::string> colls{"bcast", "scatter"};
@@ -50,200 +47,18 @@ struct Options {
   std::string label;  // free text copied into every row (e.g. the profile)
 };
 
-enum class Kind { native, fixed, automatic };
-
-struct Variant {
-  std::string name;  // "native", an algorithm name, or "auto"
-  Kind kind = Kind::fixed;
-  int index = -1;  // into the registry, for fixed
-  AlgoParams params;
-  double predicted_s = NAN;
-};
-
-struct Summary {
-  double median = 0, p25 = 0, p75 = 0, min = 0, max = 0;
-};
-
-Summary summarise(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto at = [&](double q) {
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-  };
-  return {at(0.5), at(0.25), at(0.75), v.front(), v.back()};
+void write_rows(std::FILE* csv, const std::string& label,
+                const collsel::calibrate::PointResult& p) {
+  for (const auto& v : p.variants) {
+    const auto s = collsel::calibrate::summarise(v.samples);
+    std::fprintf(csv, "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n",
+                 label.c_str(), std::string(collsel::collective_name(p.coll)).c_str(),
+                 p.comm_size, static_cast<unsigned long long>(p.bytes), v.name.c_str(),
+                 v.algorithm.c_str(), static_cast<unsigned long long>(v.params.segment_bytes),
+                 v.predicted_s, s.median, s.p25, s.p75, s.min, s.max, p.reps);
+  }
+  std::fflush(csv);
 }
-
-std::uint8_t pattern(std::uint64_t i, int salt) {
-  return static_cast<std::uint8_t>((i * 131 + static_cast<std::uint64_t>(salt) * 17 + 7) & 0xff);
-}
-
-class Bench {
- public:
-  Bench(const Options& opt, const collsel::ModelSet& models)
-      : opt_(opt), models_(models) {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &private_);
-    last_algorithm_ =
-        reinterpret_cast<LastAlgorithmFn>(dlsym(RTLD_DEFAULT, "collsel_last_algorithm"));
-  }
-  ~Bench() { PMPI_Comm_free(&private_); }
-  Bench(const Bench&) = delete;
-  Bench& operator=(const Bench&) = delete;
-
-  bool shim_loaded() const { return last_algorithm_ != nullptr; }
-
-  // Returns false when a variant delivered wrong data.
-  bool run_point(Collective coll, std::uint64_t bytes, std::FILE* csv) {
-    const collsel::CallShape shape{coll, size_, bytes, 0};
-    const collsel::Policy policy;
-    const collsel::Decision d = collsel::decide(shape, models_, policy);
-    std::vector<Variant> variants{{"native", Kind::native, -1, {}, NAN}};
-    for (std::size_t i = 0; i < d.table.size(); ++i) {
-      if (d.table[i].not_applicable) continue;
-      variants.push_back({std::string(d.table[i].name), Kind::fixed, static_cast<int>(i),
-                          d.table[i].params, d.table[i].predicted_s});
-    }
-    variants.push_back({"auto", Kind::automatic, d.winner, d.params(), d.predicted_s()});
-    const std::string expected_auto(d.algorithm());
-
-    prepare(coll, bytes);
-    // Warm-up round: checks every variant's result and sizes the repetitions to the budget.
-    double round_s = 0;
-    bool ok = true;
-    std::string auto_ran = expected_auto;
-    for (const Variant& v : variants) {
-      fill_inputs(coll, bytes, 1);
-      const double t = timed(coll, v, &auto_ran);
-      round_s += t;
-      if (!check_outputs(coll, bytes, 1)) {
-        if (rank_ == 0) std::fprintf(stderr, "selection: WRONG RESULT from %s\n", v.name.c_str());
-        ok = false;
-      }
-    }
-    int reps = opt_.max_reps;
-    if (round_s > 0) {
-      reps = std::clamp(static_cast<int>(opt_.budget_s / round_s), opt_.min_reps, opt_.max_reps);
-    }
-    PMPI_Bcast(&reps, 1, MPI_INT, 0, MPI_COMM_WORLD);  // every rank runs the same count
-
-    std::vector<std::vector<double>> samples(variants.size());
-    for (int r = 0; r < reps; ++r) {
-      // Rotate the order each repetition, so no variant always follows the same one.
-      for (std::size_t k = 0; k < variants.size(); ++k) {
-        const std::size_t i = (k + static_cast<std::size_t>(r)) % variants.size();
-        samples[i].push_back(timed(coll, variants[i], &auto_ran));
-      }
-    }
-    if (rank_ == 0) {
-      if (auto_ran != expected_auto) {
-        std::fprintf(stderr,
-                     "selection: note: the shim ran %s where this benchmark's model picks %s "
-                     "(different model or config?)\n",
-                     auto_ran.c_str(), expected_auto.c_str());
-      }
-      for (std::size_t i = 0; i < variants.size(); ++i) {
-        const Variant& v = variants[i];
-        const Summary s = summarise(samples[i]);
-        const std::string algorithm = v.kind == Kind::automatic ? auto_ran : v.name;
-        std::fprintf(csv, "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n",
-                     opt_.label.c_str(), std::string(collsel::collective_name(coll)).c_str(),
-                     size_, static_cast<unsigned long long>(bytes), v.name.c_str(),
-                     algorithm.c_str(), static_cast<unsigned long long>(v.params.segment_bytes),
-                     v.predicted_s, s.median, s.p25, s.p75, s.min, s.max, reps);
-      }
-      std::fflush(csv);
-      std::fprintf(stderr, "selection: %-7s P=%d %9llu B: %zu variants x %d reps, auto = %s\n",
-                   std::string(collsel::collective_name(coll)).c_str(), size_,
-                   static_cast<unsigned long long>(bytes), variants.size(), reps,
-                   auto_ran.c_str());
-    }
-    return ok;
-  }
-
- private:
-  void prepare(Collective coll, std::uint64_t bytes) {
-    if (coll == Collective::bcast) {
-      buf_.assign(bytes, 0);
-    } else {
-      send_.assign(rank_ == 0 ? bytes * static_cast<std::uint64_t>(size_) : 0, 0);
-      buf_.assign(bytes, 0);
-    }
-  }
-
-  void fill_inputs(Collective coll, std::uint64_t bytes, int salt) {
-    if (coll == Collective::bcast) {
-      for (std::uint64_t i = 0; i < bytes; ++i) buf_[i] = rank_ == 0 ? pattern(i, salt) : 0;
-    } else {
-      for (std::uint64_t i = 0; i < send_.size(); ++i) send_[i] = pattern(i, salt);
-      std::fill(buf_.begin(), buf_.end(), 0);
-    }
-  }
-
-  bool check_outputs(Collective coll, std::uint64_t bytes, int salt) const {
-    const std::uint64_t offset =
-        coll == Collective::bcast ? 0 : bytes * static_cast<std::uint64_t>(rank_);
-    int bad = 0;
-    for (std::uint64_t i = 0; i < bytes && !bad; ++i) bad = buf_[i] != pattern(offset + i, salt);
-    int any = 0;
-    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return any == 0;
-  }
-
-  // One call of one variant, timed on every rank; the call's time is the slowest rank's.
-  double timed(Collective coll, const Variant& v, std::string* auto_ran) {
-    const int count = static_cast<int>(buf_.size());
-    PMPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = PMPI_Wtime();
-    if (coll == Collective::bcast) {
-      run_bcast(v, count);
-    } else {
-      run_scatter(v, count);
-    }
-    double t = PMPI_Wtime() - t0;
-    if (v.kind == Kind::automatic && shim_loaded()) *auto_ran = last_algorithm_();
-    double slowest = 0;
-    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return slowest;
-  }
-
-  void run_bcast(const Variant& v, int count) {
-    void* b = buf_.data();
-    if (v.kind == Kind::native || (v.kind == Kind::automatic && !shim_loaded() && v.index < 0)) {
-      PMPI_Bcast(b, count, MPI_BYTE, 0, MPI_COMM_WORLD);
-    } else if (v.kind == Kind::automatic && shim_loaded()) {
-      MPI_Bcast(b, count, MPI_BYTE, 0, MPI_COMM_WORLD);
-    } else {
-      const collsel::BcastCall call{b, count, MPI_BYTE, 0, private_, rank_, size_};
-      collsel::bcast_registry()[static_cast<std::size_t>(v.index)].run(call, v.params);
-    }
-  }
-
-  void run_scatter(const Variant& v, int count) {
-    const void* s = send_.data();
-    void* r = buf_.data();
-    if (v.kind == Kind::native || (v.kind == Kind::automatic && !shim_loaded() && v.index < 0)) {
-      PMPI_Scatter(s, count, MPI_BYTE, r, count, MPI_BYTE, 0, MPI_COMM_WORLD);
-    } else if (v.kind == Kind::automatic && shim_loaded()) {
-      MPI_Scatter(s, count, MPI_BYTE, r, count, MPI_BYTE, 0, MPI_COMM_WORLD);
-    } else {
-      const collsel::ScatterCall call{s, count, MPI_BYTE, r, count, MPI_BYTE, 0, private_,
-                                      rank_, size_};
-      collsel::scatter_registry()[static_cast<std::size_t>(v.index)].run(call, v.params);
-    }
-  }
-
-  const Options& opt_;
-  const collsel::ModelSet& models_;
-  int rank_ = 0;
-  int size_ = 1;
-  MPI_Comm private_ = MPI_COMM_NULL;
-  LastAlgorithmFn last_algorithm_ = nullptr;
-  std::vector<std::uint8_t> buf_;
-  std::vector<std::uint8_t> send_;
-};
 
 std::optional<collsel::models::ModelFile> load_model(const std::string& path, int rank) {
   const auto load = path.empty() ? collsel::models::parse_model(
@@ -318,12 +133,33 @@ int main(int argc, char** argv) {
   }
   bool ok = true;
   {
-    Bench bench(opt, models);
+    const collsel::Policy policy;
+    collsel::calibrate::Comparer comparer(MPI_COMM_WORLD, models, policy);
+    collsel::calibrate::CompareOptions co;
+    co.min_reps = opt.min_reps;
+    co.max_reps = opt.max_reps;
+    co.budget_s = opt.budget_s;
     std::vector<std::uint64_t> sizes = opt.sizes;
     std::sort(sizes.begin(), sizes.end());
     for (const std::string& name : opt.colls) {
       const Collective coll = *collsel::collective_from_name(name);
-      for (const std::uint64_t bytes : sizes) ok = bench.run_point(coll, bytes, csv) && ok;
+      for (const std::uint64_t bytes : sizes) {
+        const auto point = comparer.run(coll, bytes, co);
+        ok = ok && point.correct;
+        if (rank != 0) continue;
+        write_rows(csv, opt.label, point);
+        const std::string ran = point.variants.back().algorithm;
+        if (comparer.shim_loaded() && ran != point.model_choice) {
+          std::fprintf(stderr,
+                       "selection: note: the shim ran %s where this benchmark's model picks %s "
+                       "(different model or config?)\n",
+                       ran.c_str(), point.model_choice.c_str());
+        }
+        std::fprintf(stderr, "selection: %-7s P=%d %9llu B: %zu variants x %d reps, auto = %s%s\n",
+                     name.c_str(), point.comm_size, static_cast<unsigned long long>(bytes),
+                     point.variants.size(), point.reps, ran.c_str(),
+                     point.correct ? "" : "  WRONG RESULTS");
+      }
     }
   }
   if (csv != nullptr) std::fclose(csv);

@@ -40,8 +40,8 @@ done
 mkdir -p "$out/plots" "$out/logs"
 cluster=selb
 trap '"$emu" --cluster $cluster down >/dev/null 2>&1 || true' EXIT
-# Oversubscribed ranks (8 hosts on 2 cores) must yield while they poll, or a rank waits for a
-# scheduler slice (~8 ms) before it sees its message (docs/EMUCLUSTER.md).
+# Oversubscribed ranks (8 hosts on 2 cores) yield while they poll: it avoids the ~8 ms scheduler
+# stalls in about half of the runs, where busy polling rarely does (docs/EMUCLUSTER.md).
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 start=$(date +%s)
 for profile in $profiles; do

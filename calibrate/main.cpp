@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/plogp_measure.hpp"
+#include "calibrate/validate.hpp"
 #include "models/model_file.hpp"
 
 namespace {
@@ -25,7 +26,44 @@ struct Options {
   std::string name = "calibrated cluster";
   std::uint64_t max_bytes = 4u << 20;
   bool quick = false;
+  double budget_s = 0.0;  // 0: the mode's default
+  std::string validate;   // a model file: validate it instead of calibrating
+  std::string validate_prefix = "validation";
+  std::vector<std::uint64_t> validate_sizes{1,     16,     256,    1024,    4096,
+                                            16384, 65536,  262144, 1048576, 4194304};
 };
+
+// A communicator whose ranks 0 and 1 are world rank 0 and the first rank on another node (or
+// world rank 1 when all share one node), so the measured pair crosses the network when it can.
+MPI_Comm measuring_order(MPI_Comm comm, int* peer) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  char mine[MPI_MAX_PROCESSOR_NAME] = {}, root[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(mine, &length);
+  std::copy(mine, mine + MPI_MAX_PROCESSOR_NAME, root);
+  MPI_Bcast(root, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
+  int candidate = std::string(mine) != std::string(root) ? rank : size;
+  MPI_Allreduce(MPI_IN_PLACE, &candidate, 1, MPI_INT, MPI_MIN, comm);
+  *peer = candidate < size ? candidate : 1;
+  const int key = rank == 0 ? 0 : rank == *peer ? 1 : rank + 1;
+  MPI_Comm ordered = MPI_COMM_NULL;
+  MPI_Comm_split(comm, 0, key, &ordered);
+  return ordered;
+}
+
+// Ranks per node, seen from the shared-memory split (the largest node counts).
+int ranks_per_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  int most = local;
+  MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, comm);
+  return most;
+}
 
 std::vector<std::uint64_t> sizes_up_to(std::uint64_t max_bytes) {
   // Powers of two plus the midpoints between them, so interpolation has points near every size.
@@ -121,6 +159,60 @@ int write_atomically(const std::string& path, const std::string& text) {
   return 0;
 }
 
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+// --validate: every rank runs the measurements; rank 0 writes the files and draws the plot.
+int validate(const Options& o, int rank) {
+  const auto load = collsel::models::load_model_file(o.validate);
+  int ok = load.model ? 1 : 0;
+  if (rank == 0) {
+    for (const auto& d : load.diagnostics) fmt::print(stderr, "{}\n", d.format());
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!ok) return 2;
+  collsel::calibrate::ValidateOptions vo;
+  vo.sizes = o.validate_sizes;
+  std::sort(vo.sizes.begin(), vo.sizes.end());
+  vo.output_prefix = o.validate_prefix;
+  vo.compare.min_reps = 3;
+  vo.compare.max_reps = o.quick ? 5 : 11;
+  vo.compare.budget_s = o.quick ? 3.0 : 15.0;
+  const auto result = collsel::calibrate::run_validation(MPI_COMM_WORLD, *load.model, vo);
+  int rc = 0;
+  if (rank == 0) {
+    const std::string md = vo.output_prefix + ".md", csv = vo.output_prefix + ".csv",
+                      dat = vo.output_prefix + ".dat", svg = vo.output_prefix + ".svg";
+    const std::string report = collsel::calibrate::validation_markdown(result, load.model->name);
+    if (!write_file(md, report) || !write_file(csv, collsel::calibrate::validation_csv(result)) ||
+        !write_file(dat, collsel::calibrate::validation_gnuplot_data(result))) {
+      fmt::print(stderr, "collsel-calibrate: cannot write {}.*; check the folder\n",
+                 vo.output_prefix);
+      rc = 1;
+    } else {
+      // The plot needs gnuplot (Debian: gnuplot-nox); without it the tables are still written.
+      FILE* gp = popen("gnuplot 2>/dev/null", "w");
+      const std::string script = collsel::calibrate::validation_gnuplot(result, dat, svg);
+      const bool plotted = gp != nullptr && std::fputs(script.c_str(), gp) >= 0 && pclose(gp) == 0;
+      fmt::print("{}", report.substr(0, report.find("\n| collective | size | algorithm")));
+      fmt::print(stderr, "collsel-calibrate: wrote {}, {}{}\n", md, csv,
+                 plotted ? ", " + svg : " (no plot: install gnuplot-nox)");
+    }
+    for (const auto& p : result.points) {
+      if (!p.correct) {
+        fmt::print(stderr, "collsel-calibrate: WRONG RESULTS at {} {} B\n",
+                   collsel::collective_name(p.coll), p.bytes);
+        rc = 1;
+      }
+    }
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,13 +220,27 @@ int main(int argc, char** argv) {
       "collsel-calibrate: measure this cluster's pLogP parameters (L, g(m), o_s(m), o_r(m)) "
       "between ranks 0 and 1 and write the model file collsel reads.\n"
       "Example: mpiexec -n 2 collsel-calibrate -o cluster.toml\n"
-      "Place ranks 0 and 1 on two different nodes to measure the network."};
+      "It measures rank 0 against the first rank on another node (rank 1 when all share a node).\n"
+      "Validate a model with: mpiexec -n P collsel-calibrate --validate cluster.toml"};
   Options o;
   app.add_option("-o,--output", o.output, "model file to write")->capture_default_str();
   app.add_option("--name", o.name, "name recorded in the model file")->capture_default_str();
   app.add_option("--max-bytes", o.max_bytes, "largest message size measured")
       ->capture_default_str();
-  app.add_flag("--quick", o.quick, "fewer repetitions and sizes up to 1 MiB (about 10 s)");
+  app.add_flag("--quick", o.quick,
+               "sizes up to 1 MiB, fewer samples, a 40 s budget (under a minute on 8 ranks)");
+  app.add_option("--budget", o.budget_s,
+                 "seconds the measurement may take (default 240, --quick 40); each size gets a "
+                 "share, and a value stops sampling when its share is spent")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--validate", o.validate,
+                 "instead of calibrating: run every algorithm at a grid of sizes on this P and "
+                 "compare with MODEL's predictions; writes PREFIX.md, PREFIX.csv, PREFIX.svg")
+      ->check(CLI::ExistingFile);
+  app.add_option("--validate-prefix", o.validate_prefix, "output files of --validate")
+      ->capture_default_str();
+  app.add_option("--validate-sizes", o.validate_sizes, "message sizes of --validate (bytes)")
+      ->delimiter(',');
   // Parse before MPI_Init so --help works without mpiexec.
   try {
     app.parse(argc, argv);
@@ -155,42 +261,61 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (!o.validate.empty()) {
+    const int rc = validate(o, rank);
+    MPI_Finalize();
+    return rc;
+  }
+
   const auto started = std::chrono::steady_clock::now();
   collsel::calibrate::MeasureOptions mo;
   mo.sizes = sizes_up_to(o.quick ? std::min<std::uint64_t>(o.max_bytes, 1u << 20) : o.max_bytes);
-  mo.repetitions = o.quick ? 7 : 15;
+  mo.min_samples = o.quick ? 3 : 5;
+  mo.max_samples = o.quick ? 9 : 25;
+  mo.budget_s = o.budget_s > 0 ? o.budget_s : (o.quick ? 40.0 : 240.0);
   mo.min_burst_s = o.quick ? 1e-3 : 2e-3;
   // A progress line rewritten in place on a terminal; one line per tenth of the work otherwise.
   const bool terminal = isatty(STDERR_FILENO) != 0;
-  mo.progress = [&](std::size_t i, std::size_t n) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double left = elapsed / static_cast<double>(i + 1) * static_cast<double>(n - i - 1);
+  mo.progress = [&](std::size_t i, std::size_t n, double elapsed, double left) {
     if (!terminal && (i + 1) * 10 / n == i * 10 / n && i + 1 != n) return;
-    fmt::print(stderr, "{}collsel-calibrate: pLogP {:3}/{} sizes, {:5.1f} s, about {:4.0f} s left{}",
-               terminal ? "\r" : "", i + 1, n, elapsed, left,
-               terminal && i + 1 != n ? "" : "\n");
+    constexpr int kWidth = 24;
+    const int filled = static_cast<int>(kWidth * (i + 1) / n);
+    fmt::print(stderr, "{}collsel-calibrate: [{}{}] pLogP {:3}/{} sizes (last {} B), {:5.1f} s, "
+               "about {:4.0f} s left{}",
+               terminal ? "\r" : "", std::string(filled, '#'), std::string(kWidth - filled, '.'),
+               i + 1, n, mo.sizes[i], elapsed, left, terminal && i + 1 != n ? "" : "\n");
   };
-  const auto measured = collsel::calibrate::measure_plogp(MPI_COMM_WORLD, mo);
+  int peer = 1;
+  MPI_Comm ordered = measuring_order(MPI_COMM_WORLD, &peer);
+  const auto measured = collsel::calibrate::measure_plogp(ordered, mo);
+  MPI_Comm_free(&ordered);
   const auto hosts = host_names(MPI_COMM_WORLD);
+  const int per_node = ranks_per_node(MPI_COMM_WORLD);
 
   int rc = 0;
   if (rank == 0) {
     collsel::models::ModelFile model;
     model.name = o.name;
-    model.description = "pLogP parameters measured between ranks 0 and 1 by collsel-calibrate";
+    model.description =
+        fmt::format("pLogP parameters measured by collsel-calibrate between ranks 0 and {}", peer);
     model.provenance.command = command_line(argc, argv, size);
     model.provenance.date = iso_now();
     model.provenance.mpi_library = mpi_library();
     model.provenance.hosts = hosts;
     model.provenance.ranks = size;
+    model.provenance.ranks_per_node = per_node;
     model.plogp = *measured;
     model.plogp.eager_limit_bytes = collsel::calibrate::detect_eager_limit(model.plogp);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    model.provenance.duration_s = seconds;
     model.provenance.notes = fmt::format(
-        "median of {} samples per value; {} sizes; measured in {:.1f} s", mo.repetitions,
-        mo.sizes.size(), seconds);
+        "each value is the median of {} to {} samples, taken until its 95 % interval was within "
+        "+-{:.0f} % or its share of the {:.0f} s budget was spent (spreads below); {} sizes; "
+        "measured between ranks 0 and {} ({}); intra-node parameters are not measured "
+        "separately",
+        mo.min_samples, mo.max_samples, 100 * mo.target_spread, mo.budget_s, mo.sizes.size(),
+        peer, hosts.size() > 1 ? "different nodes" : "one node, shared memory");
     rc = write_atomically(o.output, collsel::models::write_model(model));
     if (rc == 0) fmt::print(stderr, "collsel-calibrate: wrote {} ({:.1f} s)\n", o.output, seconds);
   }

@@ -1,17 +1,53 @@
 #include "calibrate/plogp_measure.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <numeric>
+
+#include <time.h>
 
 namespace collsel::calibrate {
+
+Estimate estimate(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  if (n < 3 || med <= 0.0) return {med, 0.0, v.front()};
+  // Order-statistic interval of the median: ranks n/2 -+ 1.96 sqrt(n)/2 (normal approximation
+  // of the binomial), clamped to the sample. No assumption on the samples' distribution, so the
+  // scheduler's long tail widens it without biasing it.
+  const double half = 1.96 * std::sqrt(static_cast<double>(n)) / 2.0;
+  const auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(n / 2.0 - half)));
+  const auto hi =
+      std::min(n - 1, static_cast<std::size_t>(std::ceil(n / 2.0 + half)));
+  return {med, (v[hi] - v[lo]) / (2.0 * med), v.front()};
+}
+
+double size_weight(std::uint64_t m) {
+  // One sample costs a few round trips; small messages cost their latency, large ones their
+  // bytes. 4 KiB is roughly where the two meet on the networks we know.
+  return static_cast<double>(std::max<std::uint64_t>(m, 4096));
+}
+
 namespace {
 
 constexpr int kTag = 77;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+// A barrier that sleeps between tests: ranks that only wait for the measuring pair must not take
+// CPU from it when ranks share cores (MPI_Barrier busy-polls).
+void wait_without_polling(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &request);
+  int done = 0;
+  while (!done) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      timespec pause{0, 1'000'000};  // 1 ms: the wait is seconds long, precision is not needed
+      nanosleep(&pause, nullptr);
+    }
+  }
 }
 
 void spin_until(double t) {
@@ -21,77 +57,59 @@ void spin_until(double t) {
 
 class Pair {
  public:
-  Pair(MPI_Comm comm, int rank, std::size_t max_bytes)
-      : comm_(comm), rank_(rank), buffer_(std::max<std::size_t>(max_bytes, 1)) {}
+  Pair(MPI_Comm comm, int rank, std::size_t max_bytes, const MeasureOptions& o)
+      : comm_(comm), rank_(rank), o_(o), buffer_(std::max<std::size_t>(max_bytes, 1)) {}
 
-  // Ping-pong, median over repetitions; meaningful on rank 0.
-  double round_trip(std::uint64_t m, int repetitions) {
-    std::vector<double> samples;
-    for (int r = 0; r < repetitions + 1; ++r) {
+  // Until this time (rank 0's clock), a value may take more samples than the minimum.
+  void set_deadline(double t) { deadline_ = t; }
+
+  // Ping-pong; meaningful on rank 0.
+  Estimate round_trip(std::uint64_t m) {
+    exchange(m, 0);  // warm-up
+    return sample([&] {
       const double t0 = MPI_Wtime();
-      if (rank_ == 0) {
-        send(m);
-        recv(m);
-      } else {
-        recv(m);
-        send(m);
-      }
-      if (r > 0) samples.push_back(MPI_Wtime() - t0);  // the first round warms up
-    }
-    return median(samples);
+      exchange(m, 0);
+      return MPI_Wtime() - t0;
+    });
   }
 
   // n back-to-back sends then a zero-byte reply; n grows until the burst lasts min_burst_s.
-  double gap(std::uint64_t m, double rtt0, const MeasureOptions& o) {
-    std::vector<double> samples;
+  Estimate gap(std::uint64_t m, double rtt0) {
     int n = 4;
-    for (int r = 0; r < o.repetitions; ++r) {
-      double elapsed = 0.0;
-      for (;;) {
-        MPI_Barrier(comm_);
-        const double t0 = MPI_Wtime();
-        if (rank_ == 0) {
-          for (int i = 0; i < n; ++i) send(m);
-          recv(0);
-        } else {
-          for (int i = 0; i < n; ++i) recv(m);
-          send(0);
-        }
-        elapsed = MPI_Wtime() - t0;
-        int grow = rank_ == 0 && elapsed < o.min_burst_s && n < (1 << 20);
-        MPI_Bcast(&grow, 1, MPI_INT, 0, comm_);
-        if (!grow) break;
-        n *= 2;
-      }
-      samples.push_back(std::max(0.0, (elapsed - rtt0) / n));
+    for (;;) {  // find n once, then keep it for every sample
+      const double elapsed = burst(m, n);
+      int grow = rank_ == 0 && elapsed < o_.min_burst_s && n < (1 << 20);
+      MPI_Bcast(&grow, 1, MPI_INT, 0, comm_);
+      if (!grow) break;
+      n *= 2;
     }
-    return median(samples);
+    return sample([&] { return std::max(0.0, (burst(m, n) - rtt0) / n); });
   }
 
   // Time of the send call with the receiver already waiting and the link idle.
-  double send_overhead(std::uint64_t m, int repetitions) {
-    std::vector<double> samples;
-    for (int r = 0; r < repetitions; ++r) {
+  Estimate send_overhead(std::uint64_t m) {
+    return sample([&] {
       MPI_Barrier(comm_);
+      double t = 0.0;
       if (rank_ == 0) {
         const double t0 = MPI_Wtime();
         send(m);
-        samples.push_back(MPI_Wtime() - t0);
+        t = MPI_Wtime() - t0;
         recv(0);
       } else {
         recv(m);
         send(0);
       }
-    }
-    return median(samples);
+      return t;
+    });
   }
 
   // Time of the receive call for a message that arrived while the receiver was busy for
-  // `delay` seconds (longer than a round trip of m).
-  double recv_overhead(std::uint64_t m, double delay, int repetitions) {
-    std::vector<double> samples;
-    for (int r = 0; r < repetitions; ++r) {
+  // `delay` seconds (longer than a round trip of m). Measured on rank 1, sent to rank 0.
+  Estimate recv_overhead(std::uint64_t m, double delay) {
+    return sample([&] {
       MPI_Barrier(comm_);
+      double t = 0.0;
       if (rank_ == 0) {
         send(m);
         recv(0);
@@ -99,16 +117,58 @@ class Pair {
         spin_until(MPI_Wtime() + delay);
         const double t0 = MPI_Wtime();
         recv(m);
-        samples.push_back(MPI_Wtime() - t0);
+        t = MPI_Wtime() - t0;
         send(0);
       }
-    }
-    double value = rank_ == 1 ? median(samples) : 0.0;
-    MPI_Bcast(&value, 1, MPI_DOUBLE, 1, comm_);
-    return value;
+      MPI_Bcast(&t, 1, MPI_DOUBLE, 1, comm_);
+      return t;
+    });
   }
 
  private:
+  // Samples until the interval is narrow enough, the maximum is reached, or the deadline has
+  // passed with the minimum taken. Rank 0 decides; both ranks run the same number of samples.
+  template <class F>
+  Estimate sample(F one) {
+    std::vector<double> samples;
+    for (;;) {
+      samples.push_back(one());
+      int more = 0;
+      if (rank_ == 0) {
+        const int n = static_cast<int>(samples.size());
+        more = n < o_.min_samples ||
+               (n < o_.max_samples && MPI_Wtime() < deadline_ &&
+                estimate(samples).spread > o_.target_spread);
+      }
+      MPI_Bcast(&more, 1, MPI_INT, 0, comm_);
+      if (!more) break;
+    }
+    return estimate(samples);
+  }
+
+  void exchange(std::uint64_t m, std::uint64_t reply) {
+    if (rank_ == 0) {
+      send(m);
+      recv(reply);
+    } else {
+      recv(m);
+      send(reply);
+    }
+  }
+
+  double burst(std::uint64_t m, int n) {
+    MPI_Barrier(comm_);
+    const double t0 = MPI_Wtime();
+    if (rank_ == 0) {
+      for (int i = 0; i < n; ++i) send(m);
+      recv(0);
+    } else {
+      for (int i = 0; i < n; ++i) recv(m);
+      send(0);
+    }
+    return MPI_Wtime() - t0;
+  }
+
   void send(std::uint64_t m) {
     MPI_Send(buffer_.data(), static_cast<int>(m), MPI_BYTE, 1 - rank_, kTag, comm_);
   }
@@ -119,7 +179,9 @@ class Pair {
 
   MPI_Comm comm_;
   int rank_;
+  const MeasureOptions& o_;
   std::vector<std::byte> buffer_;
+  double deadline_ = 0.0;
 };
 
 }  // namespace
@@ -132,25 +194,52 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
   MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
   std::optional<models::plogp::Params> result;
   if (pair != MPI_COMM_NULL) {
-    Pair p(pair, rank, o.sizes.empty() ? 1 : o.sizes.back());
+    Pair p(pair, rank, o.sizes.empty() ? 1 : o.sizes.back(), o);
     models::plogp::Params params;
-    const double rtt0 = p.round_trip(0, o.repetitions);
+    const double start = MPI_Wtime();
+    double weight_left = 0.0;
+    for (const std::uint64_t m : o.sizes) weight_left += size_weight(m);
+    const double total_weight = weight_left;
+    p.set_deadline(start + o.budget_s * size_weight(0) / total_weight);
+    const Estimate rtt0 = p.round_trip(0);
     for (std::size_t i = 0; i < o.sizes.size(); ++i) {
       const std::uint64_t m = o.sizes[i];
+      // This size's share of what is left of the budget, by weight.
+      const double now = MPI_Wtime();
+      const double left = std::max(0.0, start + o.budget_s - now);
+      p.set_deadline(now + left * size_weight(m) / weight_left);
       models::plogp::SizePoint point;
       point.bytes = m;
-      const double rtt = p.round_trip(m, o.repetitions);
-      point.gap_s = p.gap(m, rtt0, o);
-      point.send_overhead_s = p.send_overhead(m, o.repetitions);
-      point.recv_overhead_s = p.recv_overhead(m, 2.0 * rtt + 20e-6, o.repetitions);
+      const Estimate rtt = p.round_trip(m);
+      // The burst's closing round trip is subtracted at its undisturbed value: a median inflated
+      // by scheduler stalls would eat the gap of small messages (g would come out 0).
+      const Estimate g = p.gap(m, rtt0.min);
+      const Estimate os = p.send_overhead(m);
+      const Estimate orr = p.recv_overhead(m, 2.0 * rtt.median + 20e-6);
+      point.gap_s = g.median;
+      point.gap_spread = g.spread;
+      point.send_overhead_s = os.median;
+      point.send_overhead_spread = os.spread;
+      point.recv_overhead_s = orr.median;
+      point.recv_overhead_spread = orr.spread;
       params.table.push_back(point);
-      if (rank == 0 && o.progress) o.progress(i, o.sizes.size());
+      weight_left -= size_weight(m);
+      if (rank == 0 && o.progress) {
+        const double elapsed = MPI_Wtime() - start;
+        // What is left costs what the done part cost per unit of weight.
+        const double eta = elapsed * weight_left / std::max(1e-9, total_weight - weight_left);
+        o.progress(i, o.sizes.size(), elapsed, eta);
+      }
     }
-    params.latency_s = std::max(0.0, rtt0 / 2.0 - params.table.front().gap_s);
+    // RTT(0) = 2 (L + g(0)) (Kielmann et al.): L is what a round trip has beyond two gaps.
+    params.latency_s = std::max(0.0, rtt0.median / 2.0 - params.table.front().gap_s);
+    params.latency_spread = params.latency_s > 0
+                                ? rtt0.spread * rtt0.median / 2.0 / params.latency_s
+                                : 0.0;
     if (rank == 0) result = std::move(params);
     MPI_Comm_free(&pair);
   }
-  MPI_Barrier(comm);
+  wait_without_polling(comm);
   return result;
 }
 

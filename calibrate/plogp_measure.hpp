@@ -18,13 +18,31 @@
 
 namespace collsel::calibrate {
 
+// Every value is the median of samples taken until its 95 % confidence interval (order
+// statistics, no distribution assumed) is within `target_spread` of it, between min_samples and
+// max_samples, or until the size's share of the time budget is spent.
 struct MeasureOptions {
   std::vector<std::uint64_t> sizes;  // bytes, increasing, starting at 0
-  int repetitions = 15;              // samples per median
-  double min_burst_s = 2e-3;         // a g(m) burst lasts at least this long
-  // Called on rank 0 after each size: (index, count).
-  std::function<void(std::size_t, std::size_t)> progress;
+  int min_samples = 5;
+  int max_samples = 25;
+  double target_spread = 0.03;  // half-width of the 95 % interval, relative to the median
+  double budget_s = 300.0;      // the whole measurement; each size gets a share by its weight
+  double min_burst_s = 2e-3;    // a g(m) burst lasts at least this long
+  // Called on rank 0 after each size: (index, count, seconds so far, estimated seconds left).
+  std::function<void(std::size_t, std::size_t, double, double)> progress;
 };
+
+// The median of `v` and the half-width of its 95 % confidence interval relative to it (0 when
+// fewer than 3 samples or a zero median). Exposed for the tests.
+struct Estimate {
+  double median = 0.0;
+  double spread = 0.0;
+  double min = 0.0;  // the least disturbed sample
+};
+Estimate estimate(std::vector<double> v);
+
+// Relative cost weight of measuring size m (for budget shares and the time-left estimate).
+double size_weight(std::uint64_t m);
 
 // Collective over `comm`; ranks 0 and 1 measure, the others wait. Returns the parameters on
 // rank 0 (other ranks get an empty optional).

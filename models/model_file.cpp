@@ -44,6 +44,8 @@ constexpr KeySpec kProvenanceKeys[] = {
     {"mpi_library", Kind::string, false, "\"MPICH 4.0.2\""},
     {"hosts", Kind::strings, false, "[\"node1\", \"node2\"]"},
     {"ranks", Kind::integer, false, "2"},
+    {"ranks_per_node", Kind::integer, false, "1"},
+    {"duration_s", Kind::number, false, "42.5"},
     {"notes", Kind::string, false, "\"free text\""},
 };
 
@@ -54,6 +56,10 @@ constexpr KeySpec kPlogpKeys[] = {
     {"gap_s", Kind::numbers, true, "[1e-6, 1e-6, 2e-6]"},
     {"send_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
     {"recv_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
+    {"latency_spread", Kind::number, false, "0.02"},
+    {"gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+    {"send_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+    {"recv_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
 };
 
 // A TOML table together with how messages name it.
@@ -335,6 +341,14 @@ void read_provenance(Reader& r, const toml::table& t, Provenance& p) {
           read_integer(r, s, "ranks", 0, INT_MAX, fmt::format("between 0 and {}", INT_MAX))) {
     p.ranks = static_cast<int>(*ranks);
   }
+  if (auto rpn = read_integer(r, s, "ranks_per_node", 0, INT_MAX,
+                              fmt::format("between 0 and {}", INT_MAX))) {
+    p.ranks_per_node = static_cast<int>(*rpn);
+  }
+  if (const toml::node* n = find(r, s, "duration_s")) {
+    p.duration_s = number_of(*n);
+    if (!usable_time(p.duration_s)) bad_time(r, line_of(*n), "duration_s in [provenance]", p.duration_s);
+  }
   read_string(r, s, "notes", p.notes);
 }
 
@@ -379,6 +393,24 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p) {
   }
   for (std::size_t i = 0; i < sizes.values.size(); ++i) {
     p.table.push_back({sizes.values[i], gap.values[i], send.values[i], recv.values[i]});
+  }
+  // Optional spreads: when present, one per size like the values they qualify.
+  if (const toml::node* n = find(r, s, "latency_spread")) {
+    p.latency_spread = number_of(*n);
+    if (!usable_time(p.latency_spread)) {
+      bad_time(r, line_of(*n), "latency_spread in [plogp]", p.latency_spread);
+    }
+  }
+  using Field = double plogp::SizePoint::*;
+  const std::pair<std::string_view, Field> spreads[] = {
+      {"gap_spread", &plogp::SizePoint::gap_spread},
+      {"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
+      {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread}};
+  for (const auto& [key, field] : spreads) {
+    if (t.get(key) == nullptr) continue;
+    const auto values = read_times(r, s, key);
+    if (!values.ok || !same_lengths(r, sizes, {{key, &values}})) continue;
+    for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
   }
 }
 
@@ -507,6 +539,8 @@ std::string write_model(const ModelFile& m) {
   out += fmt::format("mpi_library = {}\n", toml_string(pv.mpi_library));
   out += fmt::format("hosts = {}\n", toml_array(pv.hosts, toml_string));
   out += fmt::format("ranks = {}\n", pv.ranks);
+  if (pv.ranks_per_node > 0) out += fmt::format("ranks_per_node = {}\n", pv.ranks_per_node);
+  if (pv.duration_s > 0) out += fmt::format("duration_s = {}\n", toml_float(pv.duration_s));
   out += fmt::format("notes = {}\n", toml_string(pv.notes));
   out += "\n[plogp]\n";
   out += fmt::format("latency_s = {}  # L, seconds\n", toml_float(p.latency_s));
@@ -523,6 +557,20 @@ std::string write_model(const ModelFile& m) {
                      column(p, &plogp::SizePoint::send_overhead_s));
   out += fmt::format("recv_overhead_s = {}  # o_r(m), seconds\n",
                      column(p, &plogp::SizePoint::recv_overhead_s));
+  const bool spreads = p.latency_spread > 0 ||
+                       std::any_of(p.table.begin(), p.table.end(), [](const auto& x) {
+                         return x.gap_spread > 0 || x.send_overhead_spread > 0 ||
+                                x.recv_overhead_spread > 0;
+                       });
+  if (spreads) {
+    out += "# spreads: half-width of the 95 % confidence interval of the median, relative\n";
+    out += fmt::format("latency_spread = {}\n", toml_float(p.latency_spread));
+    out += fmt::format("gap_spread = {}\n", column(p, &plogp::SizePoint::gap_spread));
+    out += fmt::format("send_overhead_spread = {}\n",
+                       column(p, &plogp::SizePoint::send_overhead_spread));
+    out += fmt::format("recv_overhead_spread = {}\n",
+                       column(p, &plogp::SizePoint::recv_overhead_spread));
+  }
   return out;
 }
 

@@ -21,6 +21,8 @@ struct Provenance {
   std::string mpi_library;  // e.g. "MPICH 4.0.2 ch4:ucx"
   std::vector<std::string> hosts;
   int ranks = 0;
+  int ranks_per_node = 0;    // 0: unknown
+  double duration_s = 0.0;   // how long the measurement took; 0: unknown
   std::string notes;
 };
 

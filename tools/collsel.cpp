@@ -2,6 +2,8 @@
 // Exit codes: 0 success, 1 the input named exists but is unusable (model file, no logs),
 // 2 bad command-line arguments.
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "models/logp_import.hpp"
+#include "models/model_file.hpp"
 #include "selector/catalog.hpp"
 #include "selector/config.hpp"
 #include "tools/explain.hpp"
@@ -253,6 +257,60 @@ int run_list(const ListArgs& a) {
   return 0;
 }
 
+// ---- import-logp ----------------------------------------------------------------------------
+
+struct ImportArgs {
+  std::string input;
+  std::string output = "cluster.toml";
+  std::string name;
+};
+
+CLI::App* add_import(CLI::App& app, ImportArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "import-logp", "Convert a parameter file of Kielmann's logp_mpi tool into a model file");
+  cmd->add_option("FILE", a.input, "The logp_mpi parameter file (written by its logp_save)")
+      ->required();
+  cmd->add_option("-o,--output", a.output, "The model file to write")->capture_default_str();
+  cmd->add_option("--name", a.name, "Name of the cluster (default: the file's description)");
+  cmd->footer(
+      "Columns accepted (docs/MODELS.md, \"Importing logp_mpi files\"): a '# Latency = L' line\n"
+      "and rows TIME BYTES OS OS_MIN OS_CNFINT OR OR_MIN OR_CNFINT G, in seconds. The model\n"
+      "takes g = G, o_s = OS, o_r = OR. No eager limit is known from such a file.\n"
+      "Example:\n"
+      "  collsel import-logp das2.logp -o das2.toml && collsel explain --model das2.toml "
+      "--coll bcast -P 16 -m 1MiB");
+  return cmd;
+}
+
+int run_import(const ImportArgs& a) {
+  std::ifstream in(a.input);
+  if (!in) {
+    fmt::print(stderr, "collsel import-logp: cannot read {}\n", a.input);
+    return kExitUnusable;
+  }
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto load = collsel::models::import_logp_mpi(text, a.input);
+  for (const auto& d : load.diagnostics) fmt::print(stderr, "{}\n", d.format());
+  if (!load.model) return kExitUnusable;
+  if (!a.name.empty()) load.model->name = a.name;
+  const std::string tmp = a.output + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << collsel::models::write_model(*load.model);
+    if (!out.flush()) {
+      fmt::print(stderr, "collsel import-logp: cannot write {}\n", tmp);
+      return kExitUnusable;
+    }
+  }
+  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
+    fmt::print(stderr, "collsel import-logp: cannot rename {} to {}\n", tmp, a.output);
+    return kExitUnusable;
+  }
+  fmt::print("collsel import-logp: wrote {} ({} sizes, L = {:.3g} us)\n", a.output,
+             load.model->plogp.table.size(), load.model->plogp.latency_s * 1e6);
+  return 0;
+}
+
 // CLI11 reports help and version as "errors" with exit code 0; every real parse error becomes 2.
 int parse_error_exit(CLI::App& app, const CLI::ParseError& e) {
   const int code = app.exit(e);
@@ -273,14 +331,17 @@ int main(int argc, char** argv) {
       "  collsel explain --coll bcast -P 16 -m 1MiB\n"
       "  collsel report collsel-logs\n"
       "  collsel list --coll bcast\n"
+      "  collsel import-logp cluster.logp -o cluster.toml\n"
       "Run `collsel COMMAND --help` for a command's options.");
 
   ExplainArgs explain_args;
   ReportArgs report_args;
   ListArgs list_args;
+  ImportArgs import_args;
   CLI::App* explain_cmd = add_explain(app, explain_args);
   CLI::App* report_cmd = add_report(app, report_args);
   CLI::App* list_cmd = add_list(app, list_args);
+  CLI::App* import_cmd = add_import(app, import_args);
 
   try {
     app.parse(argc, argv);
@@ -291,6 +352,7 @@ int main(int argc, char** argv) {
     if (explain_cmd->parsed()) return run_explain(explain_args);
     if (report_cmd->parsed()) return run_report(report_args);
     if (list_cmd->parsed()) return run_list(list_args);
+    if (import_cmd->parsed()) return run_import(import_args);
   } catch (const std::exception& e) {
     // Unexpected (I/O error mid-write, a bug): one line, not an abort with a core dump.
     fmt::print(stderr, "collsel: internal error: {}\n", e.what());

@@ -15,6 +15,12 @@ struct SizePoint {
   double gap_s = 0.0;            // g(m): minimum interval between consecutive sends of size m
   double send_overhead_s = 0.0;  // o_s(m)
   double recv_overhead_s = 0.0;  // o_r(m)
+  // Spread of each measured value: the half-width of its 95 % confidence interval relative to
+  // the value (0.03: +-3 %). 0 when unknown (hand-written or imported files). Not used by the
+  // models; kept so a user can see how much a prediction can be trusted.
+  double gap_spread = 0.0;
+  double send_overhead_spread = 0.0;
+  double recv_overhead_spread = 0.0;
 };
 
 // Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
@@ -26,6 +32,7 @@ struct SizePoint {
 // A side with no points falls back to the whole table. Results are never negative.
 struct Params {
   double latency_s = 0.0;                          // L
+  double latency_spread = 0.0;                     // as SizePoint's spreads; 0: unknown
   std::optional<std::uint64_t> eager_limit_bytes;  // E; absent: no switch known
   std::vector<SizePoint> table;                    // strictly increasing bytes, non-empty
 

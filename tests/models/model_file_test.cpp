@@ -434,11 +434,39 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
                  "at the top level: format_version, name, description, provenance, plogp");
   expect_warning(with_line(12, "user = \"me\""),
                  "collsel: m.toml:12: unknown key 'user' in [provenance]; remove it; valid keys in "
-                 "[provenance]: command, date, mpi_library, hosts, ranks, notes");
+                 "[provenance]: command, date, mpi_library, hosts, ranks, ranks_per_node, "
+                 "duration_s, notes");
   expect_warning(join(kValidLines) + "latency_us = 5\n",
                  "collsel: m.toml:20: unknown key 'latency_us' in [plogp]; remove it; valid keys "
                  "in [plogp]: latency_s, eager_limit_bytes, sizes_bytes, gap_s, send_overhead_s, "
-                 "recv_overhead_s");
+                 "recv_overhead_s, latency_spread, gap_spread, send_overhead_spread, "
+                 "recv_overhead_spread");
+}
+
+TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
+  ModelFile m;
+  m.name = "spread";
+  m.provenance.ranks_per_node = 2;
+  m.provenance.duration_s = 12.5;
+  m.plogp.latency_s = 1e-6;
+  m.plogp.latency_spread = 0.02;
+  m.plogp.table = {{0, 1e-6, 2e-7, 3e-7, 0.01, 0.02, 0.03}, {1024, 2e-6, 3e-7, 4e-7, 0.04, 0.05, 0.06}};
+  const ModelLoad back = parse_model(write_model(m), "spread.toml");
+  ASSERT_TRUE(back.model) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.diagnostics.empty()) << ::testing::PrintToString(messages(back));
+  EXPECT_EQ(back.model->provenance.ranks_per_node, 2);
+  EXPECT_EQ(back.model->provenance.duration_s, 12.5);
+  EXPECT_EQ(back.model->plogp.latency_spread, 0.02);
+  EXPECT_EQ(back.model->plogp.table[1].gap_spread, 0.04);
+  EXPECT_EQ(back.model->plogp.table[1].send_overhead_spread, 0.05);
+  EXPECT_EQ(back.model->plogp.table[1].recv_overhead_spread, 0.06);
+}
+
+TEST(ModelFileErrors, SpreadArrayOfTheWrongLength) {
+  expect_error(join(kValidLines) + "gap_spread = [0.1]\n",
+               "collsel: m.toml:20: gap_spread in [plogp] has 1 values but sizes_bytes has 3; give "
+               "one value per entry of sizes_bytes, or re-run collsel-calibrate to regenerate the "
+               "file");
 }
 
 TEST(ModelFileWarnings, WarningsComeWithErrorsToo) {

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""collsel-calibrate end to end (oversubscribed, shared memory: correctness, not timing).
+
+Cases:
+  quick N     a --quick calibration at N ranks writes a model file that loads (collsel explain
+              reads it without a word), with positive, sensibly ordered parameters and the
+              calibration facts (ranks, ranks per node, duration, spreads).
+  interrupt   SIGINT to mpiexec mid-run leaves neither the model file nor a temporary file.
+  validate    --validate writes the report, CSV and data files, covering every algorithm.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, **kw)
+
+
+def case_quick(a, work):
+    out = os.path.join(work, "m.toml")
+    p = run([a.mpiexec, "-n", str(a.ranks), a.calibrate, "--quick", "--budget", "8",
+             "--max-bytes", "262144", "--name", "test", "-o", out])
+    if p.returncode != 0:
+        fail(f"calibrate exited {p.returncode}: {p.stderr}")
+    if "s left" not in p.stderr:
+        fail(f"no progress on stderr: {p.stderr!r}")
+    check = run([a.collsel, "explain", "--model", out, "--coll", "bcast", "-P", "8", "-m", "64KiB"])
+    if check.returncode != 0 or check.stderr.strip():
+        fail(f"collsel explain did not read the model cleanly: {check.stderr}")
+    with open(out, "rb") as f:
+        doc = tomllib.load(f)
+    pl, pv = doc["plogp"], doc["provenance"]
+    sizes, gap = pl["sizes_bytes"], pl["gap_s"]
+    if sizes[0] != 0 or sizes[-1] != 262144 or sizes != sorted(set(sizes)):
+        fail(f"sizes {sizes}")
+    if pl["latency_s"] < 0 or any(g <= 0 for g in gap):
+        fail(f"L {pl['latency_s']} or a g <= 0: {gap}")
+    if any(x <= 0 for x in pl["send_overhead_s"] + pl["recv_overhead_s"]):
+        fail("an overhead <= 0")
+    # Sensibly ordered: moving 256 KiB costs more than moving 1 byte, by a wide margin.
+    if not gap[-1] > 4 * gap[1]:
+        fail(f"g(256 KiB) = {gap[-1]} is not well above g(1) = {gap[1]}")
+    if len(pl["gap_spread"]) != len(sizes) or any(s < 0 for s in pl["gap_spread"]):
+        fail("gap_spread missing or negative")
+    if pv["ranks"] != a.ranks or pv["ranks_per_node"] != a.ranks or pv["duration_s"] <= 0:
+        fail(f"provenance {pv}")
+    if "collsel-calibrate --quick" not in pv["command"] or not pv["hosts"]:
+        fail(f"provenance command/hosts {pv}")
+    print(f"quick calibration at {a.ranks} ranks: {len(sizes)} sizes in {pv['duration_s']:.1f} s")
+
+
+def case_interrupt(a, work):
+    out = os.path.join(work, "m.toml")
+    # Up to 256 MiB: long enough to be caught mid-run (shared memory measures 4 MiB in a second).
+    proc = subprocess.Popen([a.mpiexec, "-n", "2", a.calibrate, "--budget", "120",
+                             "--max-bytes", str(256 << 20), "-o", out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    # Interrupt once the measurement is under way (its first progress line).
+    first = proc.stderr.readline()
+    if "pLogP" not in first:
+        fail(f"no progress line before the interrupt: {first!r}")
+    if proc.poll() is not None:
+        fail(f"calibrate ended before the interrupt: {proc.communicate()}")
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    left = os.listdir(work)
+    if left:
+        fail(f"an interrupted calibration left {left}")
+    print("interrupted calibration left nothing behind")
+
+
+def case_validate(a, work):
+    model = os.path.join(work, "m.toml")
+    p = run([a.mpiexec, "-n", "2", a.calibrate, "--quick", "--budget", "5", "--max-bytes",
+             "65536", "-o", model])
+    if p.returncode != 0:
+        fail(f"calibrate exited {p.returncode}: {p.stderr}")
+    prefix = os.path.join(work, "v")
+    p = run([a.mpiexec, "-n", str(a.ranks), a.calibrate, "--validate", model, "--quick",
+             "--validate-prefix", prefix, "--validate-sizes", "1,3000"])
+    if p.returncode != 0:
+        fail(f"validate exited {p.returncode}: {p.stderr}")
+    for ext in ("md", "csv", "dat"):
+        if not os.path.getsize(f"{prefix}.{ext}"):
+            fail(f"{prefix}.{ext} empty")
+    names = run([a.collsel, "list", "--names"]).stdout.split()
+    csv_text = open(f"{prefix}.csv").read()
+    missing = [n for n in names if f",{n}," not in csv_text]
+    if missing:
+        fail(f"validation CSV lacks {missing}")
+    md = open(f"{prefix}.md").read()
+    if "median |E_rel|" not in md or "within 5 %" not in md:
+        fail("report lacks the summary lines")
+    if "WRONG" in md:
+        fail("an algorithm delivered wrong results")
+    print(f"validation at {a.ranks} ranks covered {len(names)} algorithms")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("case", choices=["quick", "interrupt", "validate"])
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--calibrate", required=True)
+    ap.add_argument("--collsel", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="collsel-calibrate-test.") as work:
+        {"quick": case_quick, "interrupt": case_interrupt, "validate": case_validate}[a.case](a, work)
+
+
+if __name__ == "__main__":
+    main()
