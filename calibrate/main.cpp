@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -33,9 +34,10 @@ struct Options {
                                             16384, 65536,  262144, 1048576, 4194304};
 };
 
-// A communicator whose ranks 0 and 1 are world rank 0 and the first rank on another node (or
-// world rank 1 when all share one node), so the measured pair crosses the network when it can.
-MPI_Comm measuring_order(MPI_Comm comm, int* peer) {
+// A communicator whose ranks 0 and 1 are world rank 0 and its peer for the measurement: the
+// first rank on another node (same_node false) or on rank 0's node (same_node true). *peer is -1
+// and the result MPI_COMM_NULL when there is no such rank.
+MPI_Comm measuring_order(MPI_Comm comm, bool same_node, int* peer) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -44,13 +46,23 @@ MPI_Comm measuring_order(MPI_Comm comm, int* peer) {
   MPI_Get_processor_name(mine, &length);
   std::copy(mine, mine + MPI_MAX_PROCESSOR_NAME, root);
   MPI_Bcast(root, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
-  int candidate = std::string(mine) != std::string(root) ? rank : size;
+  const bool same = std::string(mine) == std::string(root);
+  int candidate = rank != 0 && same == same_node ? rank : size;
   MPI_Allreduce(MPI_IN_PLACE, &candidate, 1, MPI_INT, MPI_MIN, comm);
-  *peer = candidate < size ? candidate : 1;
+  *peer = candidate < size ? candidate : -1;
+  if (*peer < 0) return MPI_COMM_NULL;
   const int key = rank == 0 ? 0 : rank == *peer ? 1 : rank + 1;
   MPI_Comm ordered = MPI_COMM_NULL;
   MPI_Comm_split(comm, 0, key, &ordered);
   return ordered;
+}
+
+// Measures between world rank 0 and `peer`'s ordering; the parameters are valid on rank 0.
+std::optional<collsel::models::plogp::Params> measure_pair(MPI_Comm ordered,
+                                                           const collsel::calibrate::MeasureOptions& mo) {
+  auto params = collsel::calibrate::measure_plogp(ordered, mo);
+  if (params) params->eager_limit_bytes = collsel::calibrate::detect_eager_limit(*params);
+  return params;
 }
 
 // Ranks per node, seen from the shared-memory split (the largest node counts).
@@ -285,10 +297,27 @@ int main(int argc, char** argv) {
                terminal ? "\r" : "", std::string(filled, '#'), std::string(kWidth - filled, '.'),
                i + 1, n, mo.sizes[i], elapsed, left, terminal && i + 1 != n ? "" : "\n");
   };
-  int peer = 1;
-  MPI_Comm ordered = measuring_order(MPI_COMM_WORLD, &peer);
-  const auto measured = collsel::calibrate::measure_plogp(ordered, mo);
-  MPI_Comm_free(&ordered);
+  // Across nodes when the job spans several, else within the node; and, when ranks also share
+  // nodes, a second, smaller measurement within rank 0's node.
+  int peer = -1, intra_peer = -1;
+  MPI_Comm across = measuring_order(MPI_COMM_WORLD, false, &peer);
+  MPI_Comm within = measuring_order(MPI_COMM_WORLD, true, &intra_peer);
+  const bool both = across != MPI_COMM_NULL && within != MPI_COMM_NULL;
+  collsel::calibrate::MeasureOptions intra_mo = mo;
+  if (both) {  // a quarter of the budget for the intra-node table, which is not used to select
+    intra_mo.budget_s = mo.budget_s / 4;
+    mo.budget_s -= intra_mo.budget_s;
+  }
+  const auto measured = measure_pair(across != MPI_COMM_NULL ? across : within, mo);
+  if (across == MPI_COMM_NULL) peer = intra_peer;
+  std::optional<collsel::models::plogp::Params> intra;
+  if (both) {
+    if (rank == 0) fmt::print(stderr, "collsel-calibrate: now within one node (ranks 0 and {})\n",
+                              intra_peer);
+    intra = measure_pair(within, intra_mo);
+  }
+  if (across != MPI_COMM_NULL) MPI_Comm_free(&across);
+  if (within != MPI_COMM_NULL) MPI_Comm_free(&within);
   const auto hosts = host_names(MPI_COMM_WORLD);
   const int per_node = ranks_per_node(MPI_COMM_WORLD);
 
@@ -305,17 +334,17 @@ int main(int argc, char** argv) {
     model.provenance.ranks = size;
     model.provenance.ranks_per_node = per_node;
     model.plogp = *measured;
-    model.plogp.eager_limit_bytes = collsel::calibrate::detect_eager_limit(model.plogp);
+    model.intra_node = intra;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     model.provenance.duration_s = seconds;
     model.provenance.notes = fmt::format(
         "each value is the median of {} to {} samples, taken until its 95 % interval was within "
         "+-{:.0f} % or its share of the {:.0f} s budget was spent (spreads below); {} sizes; "
-        "measured between ranks 0 and {} ({}); intra-node parameters are not measured "
-        "separately",
+        "[plogp] measured between ranks 0 and {} ({}){}",
         mo.min_samples, mo.max_samples, 100 * mo.target_spread, mo.budget_s, mo.sizes.size(),
-        peer, hosts.size() > 1 ? "different nodes" : "one node, shared memory");
+        peer, hosts.size() > 1 ? "different nodes" : "one node, shared memory",
+        intra ? fmt::format(", [intra_node] between ranks 0 and {}", intra_peer) : "");
     rc = write_atomically(o.output, collsel::models::write_model(model));
     if (rc == 0) fmt::print(stderr, "collsel-calibrate: wrote {} ({:.1f} s)\n", o.output, seconds);
   }

@@ -36,6 +36,7 @@ constexpr KeySpec kTopKeys[] = {
     {"description", Kind::string, false, "\"free text\""},
     {"provenance", Kind::table, false, ""},
     {"plogp", Kind::table, true, ""},
+    {"intra_node", Kind::table, false, ""},
 };
 
 constexpr KeySpec kProvenanceKeys[] = {
@@ -356,18 +357,20 @@ void read_latency(Reader& r, const Section& s, plogp::Params& p) {
   const toml::node* n = find(r, s, "latency_s");
   if (n == nullptr) return;
   p.latency_s = number_of(*n);
-  if (!usable_time(p.latency_s)) bad_time(r, line_of(*n), "latency_s in [plogp]", p.latency_s);
+  if (!usable_time(p.latency_s)) {
+    bad_time(r, line_of(*n), fmt::format("latency_s {}", s.where), p.latency_s);
+  }
 }
 
 // The four arrays must have one entry per size; the first one that differs from sizes_bytes is
 // reported with both lengths.
 bool same_lengths(
-    Reader& r, const ArrayRead<std::uint64_t>& sizes,
+    Reader& r, std::string_view where, const ArrayRead<std::uint64_t>& sizes,
     std::initializer_list<std::pair<std::string_view, const ArrayRead<double>*>> cols) {
   for (const auto& [name, col] : cols) {
     if (col->values.size() == sizes.values.size()) continue;
     r.error(col->line,
-            fmt::format("{} in [plogp] has {} values but sizes_bytes has {}", name,
+            fmt::format("{} {} has {} values but sizes_bytes has {}", name, where,
                         col->values.size(), sizes.values.size()),
             or_regenerate("give one value per entry of sizes_bytes"));
     return false;
@@ -375,8 +378,9 @@ bool same_lengths(
   return true;
 }
 
-void read_plogp(Reader& r, const toml::table& t, plogp::Params& p) {
-  const Section s{t, "in [plogp]", kPlogpKeys, line_of(t)};
+void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
+                std::string_view where = "in [plogp]") {
+  const Section s{t, where, kPlogpKeys, line_of(t)};
   warn_unknown_keys(r, s);
   read_latency(r, s, p);
   if (auto e = read_integer(r, s, "eager_limit_bytes", 0, INT64_MAX, ">= 0")) {
@@ -387,7 +391,7 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p) {
   const auto send = read_times(r, s, "send_overhead_s");
   const auto recv = read_times(r, s, "recv_overhead_s");
   if (!(sizes.ok && gap.ok && send.ok && recv.ok)) return;
-  if (!same_lengths(r, sizes,
+  if (!same_lengths(r, s.where, sizes,
                     {{"gap_s", &gap}, {"send_overhead_s", &send}, {"recv_overhead_s", &recv}})) {
     return;
   }
@@ -398,7 +402,7 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p) {
   if (const toml::node* n = find(r, s, "latency_spread")) {
     p.latency_spread = number_of(*n);
     if (!usable_time(p.latency_spread)) {
-      bad_time(r, line_of(*n), "latency_spread in [plogp]", p.latency_spread);
+      bad_time(r, line_of(*n), fmt::format("latency_spread {}", s.where), p.latency_spread);
     }
   }
   using Field = double plogp::SizePoint::*;
@@ -409,7 +413,7 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p) {
   for (const auto& [key, field] : spreads) {
     if (t.get(key) == nullptr) continue;
     const auto values = read_times(r, s, key);
-    if (!values.ok || !same_lengths(r, sizes, {{key, &values}})) continue;
+    if (!values.ok || !same_lengths(r, s.where, sizes, {{key, &values}})) continue;
     for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
   }
 }
@@ -429,6 +433,11 @@ ModelLoad parse_root(const toml::table& root, std::string_view source) {
   read_string(r, top, "description", model.description);
   if (const auto* t = read_table(r, top, "provenance")) read_provenance(r, *t, model.provenance);
   if (const auto* t = read_table(r, top, "plogp")) read_plogp(r, *t, model.plogp);
+  if (const auto* t = read_table(r, top, "intra_node")) {
+    plogp::Params intra;
+    read_plogp(r, *t, intra, "in [intra_node]");
+    if (auto reason = intra.invalid_reason(); !reason) model.intra_node = std::move(intra);
+  }
   if (has_errors(load.diagnostics)) return load;
   // Every condition is checked above with its line; this catches a gap between the two lists.
   if (auto reason = model.plogp.invalid_reason()) {
@@ -525,24 +534,10 @@ ModelLoad load_model_file(const std::string& path) {
   return parse_model(text, path);
 }
 
-std::string write_model(const ModelFile& m) {
-  const Provenance& pv = m.provenance;
-  const plogp::Params& p = m.plogp;
+namespace {
+
+std::string plogp_body(const plogp::Params& p) {
   std::string out;
-  out += fmt::format("# collsel model file; every key is described in docs/MODELS.md\n");
-  out += fmt::format("format_version = {}\n", kModelFormatVersion);
-  out += fmt::format("name = {}\n", toml_string(m.name));
-  out += fmt::format("description = {}\n", toml_string(m.description));
-  out += "\n[provenance]\n";
-  out += fmt::format("command = {}\n", toml_string(pv.command));
-  out += fmt::format("date = {}\n", toml_string(pv.date));
-  out += fmt::format("mpi_library = {}\n", toml_string(pv.mpi_library));
-  out += fmt::format("hosts = {}\n", toml_array(pv.hosts, toml_string));
-  out += fmt::format("ranks = {}\n", pv.ranks);
-  if (pv.ranks_per_node > 0) out += fmt::format("ranks_per_node = {}\n", pv.ranks_per_node);
-  if (pv.duration_s > 0) out += fmt::format("duration_s = {}\n", toml_float(pv.duration_s));
-  out += fmt::format("notes = {}\n", toml_string(pv.notes));
-  out += "\n[plogp]\n";
   out += fmt::format("latency_s = {}  # L, seconds\n", toml_float(p.latency_s));
   if (p.eager_limit_bytes) {
     out += fmt::format("eager_limit_bytes = {}  # the MPI library's eager/rendezvous switch\n",
@@ -570,6 +565,34 @@ std::string write_model(const ModelFile& m) {
                        column(p, &plogp::SizePoint::send_overhead_spread));
     out += fmt::format("recv_overhead_spread = {}\n",
                        column(p, &plogp::SizePoint::recv_overhead_spread));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string write_model(const ModelFile& m) {
+  const Provenance& pv = m.provenance;
+  std::string out;
+  out += fmt::format("# collsel model file; every key is described in docs/MODELS.md\n");
+  out += fmt::format("format_version = {}\n", kModelFormatVersion);
+  out += fmt::format("name = {}\n", toml_string(m.name));
+  out += fmt::format("description = {}\n", toml_string(m.description));
+  out += "\n[provenance]\n";
+  out += fmt::format("command = {}\n", toml_string(pv.command));
+  out += fmt::format("date = {}\n", toml_string(pv.date));
+  out += fmt::format("mpi_library = {}\n", toml_string(pv.mpi_library));
+  out += fmt::format("hosts = {}\n", toml_array(pv.hosts, toml_string));
+  out += fmt::format("ranks = {}\n", pv.ranks);
+  if (pv.ranks_per_node > 0) out += fmt::format("ranks_per_node = {}\n", pv.ranks_per_node);
+  if (pv.duration_s > 0) out += fmt::format("duration_s = {}\n", toml_float(pv.duration_s));
+  out += fmt::format("notes = {}\n", toml_string(pv.notes));
+  out += "\n[plogp]\n";
+  out += plogp_body(m.plogp);
+  if (m.intra_node) {
+    out += "\n# between two ranks of one node; the selection uses [plogp] (docs/MODELS.md)\n";
+    out += "[intra_node]\n";
+    out += plogp_body(*m.intra_node);
   }
   return out;
 }

@@ -31,7 +31,11 @@ struct ModelFile {
   std::string name;
   std::string description;
   Provenance provenance;
-  plogp::Params plogp;
+  plogp::Params plogp;  // between nodes (or within the one node, when there is one)
+  // Between two ranks of the same node, when the calibration had ranks sharing nodes across
+  // several nodes. Recorded for inspection and later hierarchical models; the selection uses
+  // `plogp`, since a collective spanning nodes is paced by its inter-node messages.
+  std::optional<plogp::Params> intra_node;
 };
 
 struct ModelLoad {

@@ -1,6 +1,11 @@
 // Schedule, at a node with parent p and children c_1..c_n, for segments 0..k-1:
 //   post the receive of segment i+1 before waiting for segment i (so a chain pipelines),
-//   then send segment i to every child and complete those sends before segment i+1.
+//   then send segment i to each child in turn, completing each send before the next.
+// Sending to the children one at a time, largest subtree first (schedule::tree_node's order), is
+// what the models assume (consecutive sends g(m) apart). Posting them all at once made them share
+// the link: on the emulated cluster the binomial tree's first child, which has the most to
+// forward, got its message only when all had, and a 4 MiB binomial Bcast at P = 8 took 6 g(m)
+// instead of 3 (docs/BENCHMARKS.md, "Calibration").
 // With rendezvous, every data message is preceded by a zero-byte request from the sender and a
 // zero-byte ready from the receiver once its receive is posted: the 2 g(1) + 3 L of Table 1.
 #include "selector/bcast/tree_engine.hpp"
@@ -112,8 +117,9 @@ class Node {
           e != MPI_SUCCESS) {
         return e;
       }
+      if (int e = sending.wait(); e != MPI_SUCCESS) return e;
     }
-    return sending.wait();
+    return MPI_SUCCESS;
   }
 
   const BcastCall& call_;

@@ -49,19 +49,20 @@ int binomial(const ScatterCall& call, const AlgoParams&) {
                        : subtree + static_cast<std::uint64_t>(v - first) * m;
   };
 
-  Requests sending;
+  const int own = vrank == 0 ? root_keeps_own_block(call) : deliver_own_block(call, subtree);
+  if (own != MPI_SUCCESS) return own;
+  // One child at a time, largest subtree first (binomial_node's order), as Table 2 assumes.
+  // Posted together, the sends shared the link and the largest subtree's blocks arrived last:
+  // 11 m/B instead of 7 m/B at P = 8 (docs/BENCHMARKS.md, "Calibration").
   for (int child : node.children) {
     const int n = schedule::binomial_subtree_size(child, call.size);
-    if (int e = PMPI_Isend(block_of(child), span_bytes(n), MPI_BYTE,
-                           schedule::to_rank(child, call.root, call.size), kTagData, call.comm,
-                           sending.add());
+    if (int e = PMPI_Send(block_of(child), span_bytes(n), MPI_BYTE,
+                          schedule::to_rank(child, call.root, call.size), kTagData, call.comm);
         e != MPI_SUCCESS) {
       return e;
     }
   }
-  const int own = vrank == 0 ? root_keeps_own_block(call) : deliver_own_block(call, subtree);
-  if (own != MPI_SUCCESS) return own;
-  return sending.wait();
+  return MPI_SUCCESS;
 }
 
 }  // namespace collsel::scatter

@@ -431,7 +431,7 @@ TEST(ModelFileErrors, EveryErrorIsReportedOnce) {
 TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(with_line(4, "colour = \"red\""),
                  "collsel: m.toml:4: unknown key 'colour' at the top level; remove it; valid keys "
-                 "at the top level: format_version, name, description, provenance, plogp");
+                 "at the top level: format_version, name, description, provenance, plogp, intra_node");
   expect_warning(with_line(12, "user = \"me\""),
                  "collsel: m.toml:12: unknown key 'user' in [provenance]; remove it; valid keys in "
                  "[provenance]: command, date, mpi_library, hosts, ranks, ranks_per_node, "
@@ -460,6 +460,32 @@ TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
   EXPECT_EQ(back.model->plogp.table[1].gap_spread, 0.04);
   EXPECT_EQ(back.model->plogp.table[1].send_overhead_spread, 0.05);
   EXPECT_EQ(back.model->plogp.table[1].recv_overhead_spread, 0.06);
+}
+
+TEST(ModelFileRoundTrip, IntraNodeTableSurvivesAndIsCheckedLikePlogp) {
+  ModelFile m;
+  m.name = "two levels";
+  m.plogp.latency_s = 5e-6;
+  m.plogp.table = {{0, 1e-5, 1e-6, 1e-6}, {65536, 5e-3, 1e-5, 1e-5}};
+  m.intra_node = plogp::Params{};
+  m.intra_node->latency_s = 2e-7;
+  m.intra_node->table = {{0, 2e-7, 1e-7, 1e-7}, {65536, 4e-6, 2e-6, 2e-6}};
+  const std::string text = write_model(m);
+  const ModelLoad back = parse_model(text, "two.toml");
+  ASSERT_TRUE(back.model) << ::testing::PrintToString(messages(back));
+  ASSERT_TRUE(back.model->intra_node);
+  EXPECT_EQ(back.model->intra_node->latency_s, 2e-7);
+  EXPECT_EQ(back.model->intra_node->table[1].gap_s, 4e-6);
+  EXPECT_EQ(back.model->plogp.table[1].gap_s, 5e-3);
+  // A bad value in [intra_node] is reported as being there.
+  const std::string bad = text.substr(0, text.rfind("latency_s")) + "latency_s = -1\n" +
+                          text.substr(text.find('\n', text.rfind("latency_s")) + 1);
+  const ModelLoad rejected = parse_model(bad, "two.toml");
+  EXPECT_FALSE(rejected.model);
+  ASSERT_FALSE(rejected.diagnostics.empty());
+  EXPECT_NE(rejected.diagnostics[0].problem.find("latency_s in [intra_node] is -1"),
+            std::string::npos)
+      << rejected.diagnostics[0].format();
 }
 
 TEST(ModelFileErrors, SpreadArrayOfTheWrongLength) {
