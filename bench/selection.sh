@@ -2,6 +2,7 @@
 # The selection benchmark on the emulated cluster (run as root, from anywhere):
 #   bash bench/selection.sh [--build DIR] [--out DIR] [--profiles "fast-ethernet gige"]
 #                           [--ranks "4 8"] [--models "default calibrated"] [--quick]
+#                           [--sizes 262144,1048576,4194304]
 # For each profile: brings up an 8-host emucluster, optionally calibrates a model on it
 # (collsel-calibrate over 2 hosts), runs bench/selection with libcollsel.so preloaded at each P
 # and each model, tears the cluster down; then writes OUT/selection.csv, OUT/selection.md (the
@@ -15,7 +16,7 @@ profiles="fast-ethernet gige"
 ranks="4 8"
 models="default calibrated"
 extra=()
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build=$(realpath "$2"); shift 2 ;;
@@ -24,6 +25,7 @@ while [[ $# -gt 0 ]]; do
     --ranks) ranks=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
     --quick) extra=(--sizes 1,1024,65536,1048576 --reps 5 --budget 5); shift ;;
+    --sizes) extra+=(--sizes "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "selection.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
