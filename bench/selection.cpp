@@ -10,14 +10,13 @@
 // functions on a private communicator), so all three see the same buffers and the same network.
 //
 // Every variant's result is checked against the pattern the root sent, once per size.
-#include <dlfcn.h>
 #include <mpi.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +32,6 @@
 namespace {
 
 using collsel::Collective;
-using collsel::calibrate::VariantKind;
 
 struct Options {
   std::vector<std::string> colls{"bcast", "scatter"};
@@ -114,9 +112,12 @@ int main(int argc, char** argv) {
   const collsel::ModelSet models{opt.model.empty() ? nullptr : &model->plogp,
                                  opt.model.empty() ? &model->plogp : nullptr};
 
+  // Rank 0 writes the CSV; the others hold no file.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv_file(nullptr, &std::fclose);
   std::FILE* csv = nullptr;
   if (rank == 0) {
-    csv = std::fopen(opt.csv.c_str(), "a");
+    csv_file.reset(std::fopen(opt.csv.c_str(), "a"));
+    csv = csv_file.get();
     if (csv == nullptr) {
       std::fprintf(stderr, "selection: cannot open %s: %s\n", opt.csv.c_str(),
                    std::strerror(errno));
@@ -127,14 +128,15 @@ int main(int argc, char** argv) {
                    "label,coll,P,bytes,variant,algorithm,segment_bytes,predicted_s,median_s,"
                    "p25_s,p75_s,min_s,max_s,reps\n");
     }
-    std::fprintf(stderr, "selection: model %s; auto = %s\n", model->name.c_str(),
-                 dlsym(RTLD_DEFAULT, "collsel_last_algorithm") ? "the shim (preloaded)"
-                                                               : "decide() run directly");
   }
   bool ok = true;
   {
     const collsel::Policy policy;
     collsel::calibrate::Comparer comparer(MPI_COMM_WORLD, models, policy);
+    if (rank == 0) {
+      std::fprintf(stderr, "selection: model %s; auto = %s\n", model->name.c_str(),
+                   comparer.shim_loaded() ? "the shim (preloaded)" : "decide() run directly");
+    }
     collsel::calibrate::CompareOptions co;
     co.min_reps = opt.min_reps;
     co.max_reps = opt.max_reps;
@@ -162,7 +164,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (csv != nullptr) std::fclose(csv);
+  csv_file.reset();
   if (rank == 0) std::fprintf(stderr, "selection: %s\n", ok ? "done" : "FAILED (wrong results)");
   std::fflush(nullptr);
   MPI_Finalize();

@@ -155,22 +155,6 @@ std::vector<std::string> host_names(MPI_Comm comm) {
   return hosts;
 }
 
-int write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) {
-      fmt::print(stderr, "collsel-calibrate: cannot write {}; check the folder exists and is "
-                         "writable\n", tmp);
-      std::filesystem::remove(tmp);
-      return 1;
-    }
-  }
-  std::filesystem::rename(tmp, path);
-  return 0;
-}
-
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -345,8 +329,12 @@ int main(int argc, char** argv) {
         mo.min_samples, mo.max_samples, 100 * mo.target_spread, mo.budget_s, mo.sizes.size(),
         peer, hosts.size() > 1 ? "different nodes" : "one node, shared memory",
         intra ? fmt::format(", [intra_node] between ranks 0 and {}", intra_peer) : "");
-    rc = write_atomically(o.output, collsel::models::write_model(model));
-    if (rc == 0) fmt::print(stderr, "collsel-calibrate: wrote {} ({:.1f} s)\n", o.output, seconds);
+    if (const auto problem = collsel::models::save_model_file(model, o.output)) {
+      fmt::print(stderr, "collsel-calibrate: {}\n", *problem);
+      rc = 1;
+    } else {
+      fmt::print(stderr, "collsel-calibrate: wrote {} ({:.1f} s)\n", o.output, seconds);
+    }
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();

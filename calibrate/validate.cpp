@@ -8,21 +8,11 @@
 #include <map>
 #include <set>
 
+#include "tools/duration_format.hpp"
+#include "tools/size_parse.hpp"
+
 namespace collsel::calibrate {
 namespace {
-
-std::string human_bytes(std::uint64_t n) {
-  if (n >= (1u << 20) && n % (1u << 20) == 0) return fmt::format("{} MiB", n >> 20);
-  if (n >= 1024 && n % 1024 == 0) return fmt::format("{} KiB", n >> 10);
-  return fmt::format("{} B", n);
-}
-
-std::string human_time(double s) {
-  if (!std::isfinite(s)) return "n/a";
-  if (s >= 1) return fmt::format("{:.2f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
-  return fmt::format("{:.1f} us", s * 1e6);
-}
 
 double median_of(std::vector<double> v) { return summarise(std::move(v)).median; }
 
@@ -60,7 +50,7 @@ ValidationResult run_validation(MPI_Comm comm, const models::ModelFile& model,
       vp.penalty = std::isfinite(chosen) ? chosen / best : NAN;
       out.points.push_back(vp);
       fmt::print(stderr, "collsel-calibrate: validate {} {}: model picks {}, fastest {} ({:.2f}x)\n",
-                 collective_name(coll), human_bytes(bytes), vp.model_choice, vp.measured_best,
+                 collective_name(coll), tools::format_size(bytes), vp.model_choice, vp.measured_best,
                  vp.penalty);
     }
   }
@@ -111,7 +101,7 @@ std::string validation_markdown(const ValidationResult& r, const std::string& mo
   out += "|---|---|---|---|---|---|\n";
   for (const auto& p : r.points) {
     out += fmt::format("| {} | {} | {} | {} | {:.2f} | {} |\n", collective_name(p.coll),
-                       human_bytes(p.bytes), p.model_choice, p.measured_best, p.penalty,
+                       tools::format_size(p.bytes), p.model_choice, p.measured_best, p.penalty,
                        p.correct ? "ok" : "WRONG");
   }
   // Every point.
@@ -119,9 +109,9 @@ std::string validation_markdown(const ValidationResult& r, const std::string& mo
   out += "|---|---|---|---|---|---|---|\n";
   for (const auto& row : r.rows) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} - {} | {:+.1f} % |\n",
-                       collective_name(row.coll), human_bytes(row.bytes), row.algorithm,
-                       human_time(row.predicted_s), human_time(row.measured.median),
-                       human_time(row.measured.p25), human_time(row.measured.p75),
+                       collective_name(row.coll), tools::format_size(row.bytes), row.algorithm,
+                       tools::format_duration(row.predicted_s), tools::format_duration(row.measured.median),
+                       tools::format_duration(row.measured.p25), tools::format_duration(row.measured.p75),
                        100 * row.e_rel);
   }
   return out;

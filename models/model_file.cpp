@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <span>
 #include <sstream>
@@ -595,6 +597,27 @@ std::string write_model(const ModelFile& m) {
     out += plogp_body(*m.intra_node);
   }
   return out;
+}
+
+std::optional<std::string> save_model_file(const ModelFile& model, const std::string& path) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << write_model(model);
+    if (!out.flush()) {
+      const std::string why = std::strerror(errno);
+      std::remove(tmp.c_str());
+      return fmt::format("cannot write {} ({}); check the folder exists and is writable", tmp,
+                         why);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return fmt::format("cannot rename {} to {} ({}); check the folder is writable", tmp, path,
+                       why);
+  }
+  return std::nullopt;
 }
 
 }  // namespace collsel::models

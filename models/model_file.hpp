@@ -57,4 +57,9 @@ ModelLoad load_model_file(const std::string& path);
 // round-trip precision).
 std::string write_model(const ModelFile& model);
 
+// Writes write_model(model) to `path` through a temporary file beside it (PATH.tmp.PID), renamed
+// at the end: a reader never sees half a model, and a failure or an interruption leaves no model
+// file. Empty on success; otherwise what went wrong and what to do, as one sentence.
+std::optional<std::string> save_model_file(const ModelFile& model, const std::string& path);
+
 }  // namespace collsel::models

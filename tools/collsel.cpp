@@ -293,17 +293,8 @@ int run_import(const ImportArgs& a) {
   for (const auto& d : load.diagnostics) fmt::print(stderr, "{}\n", d.format());
   if (!load.model) return kExitUnusable;
   if (!a.name.empty()) load.model->name = a.name;
-  const std::string tmp = a.output + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << collsel::models::write_model(*load.model);
-    if (!out.flush()) {
-      fmt::print(stderr, "collsel import-logp: cannot write {}\n", tmp);
-      return kExitUnusable;
-    }
-  }
-  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
-    fmt::print(stderr, "collsel import-logp: cannot rename {} to {}\n", tmp, a.output);
+  if (const auto problem = collsel::models::save_model_file(*load.model, a.output)) {
+    fmt::print(stderr, "collsel import-logp: {}\n", *problem);
     return kExitUnusable;
   }
   fmt::print("collsel import-logp: wrote {} ({} sizes, L = {:.3g} us)\n", a.output,
