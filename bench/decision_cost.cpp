@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 100000;
   const auto model = collsel::models::parse_model(collsel::conf::embedded_default_model(),
                                                   collsel::conf::kEmbeddedModelName);
-  const collsel::ModelSet models{nullptr, &model.model->plogp};
+  const collsel::ModelSet models{nullptr, &*model.model};
   const collsel::Policy policy;
   // Scoped: the context frees its communicator, which must happen before MPI_Finalize.
   auto ctx_owner = std::make_unique<collsel::pmpi::CommContext>(MPI_COMM_WORLD, 0, 0);

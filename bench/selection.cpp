@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  const collsel::ModelSet models{opt.model.empty() ? nullptr : &model->plogp,
-                                 opt.model.empty() ? &model->plogp : nullptr};
+  const collsel::ModelSet models{opt.model.empty() ? nullptr : &*model,
+                                 opt.model.empty() ? &*model : nullptr};
 
   // Rank 0 writes the CSV; the others hold no file.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv_file(nullptr, &std::fclose);

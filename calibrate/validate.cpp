@@ -20,7 +20,7 @@ double median_of(std::vector<double> v) { return summarise(std::move(v)).median;
 
 ValidationResult run_validation(MPI_Comm comm, const models::ModelFile& model,
                                 const ValidateOptions& o) {
-  const ModelSet models{&model.plogp, nullptr};
+  const ModelSet models{&model, nullptr};
   const Policy policy;
   Comparer comparer(comm, models, policy);
   CompareOptions co = o.compare;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/alltoall/contention.hpp"
 #include "models/diagnostic.hpp"
 #include "models/plogp/params.hpp"
 
@@ -36,6 +37,9 @@ struct ModelFile {
   // several nodes. Recorded for inspection and later hierarchical models; the selection uses
   // `plogp`, since a collective spanning nodes is paced by its inter-node messages.
   std::optional<plogp::Params> intra_node;
+  // The All-to-All contention signature and throughput parameters (seed 000), when the
+  // calibration measured them. Absent: the All-to-All models use alltoall::contention_free(plogp).
+  std::optional<alltoall::Contention> alltoall;
 };
 
 struct ModelLoad {

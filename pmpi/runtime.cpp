@@ -309,8 +309,8 @@ void Runtime::Impl::load(const BootPayload& payload, bool speaker) {
   fallback = std::move(embedded.model);
   diagnostics.insert(diagnostics.end(), embedded.diagnostics.begin(), embedded.diagnostics.end());
 
-  models.calibrated = calibrated ? &calibrated->plogp : nullptr;
-  models.fallback = fallback ? &fallback->plogp : nullptr;
+  models.calibrated = calibrated ? &*calibrated : nullptr;
+  models.fallback = fallback ? &*fallback : nullptr;
   if (speaker) {
     for (const Diagnostic& d : diagnostics) fmt::print(stderr, "{}\n", d.format());
   }

@@ -8,6 +8,7 @@ namespace collsel {
 
 struct AlgoParams {
   std::uint64_t segment_bytes = 0;  // 0: not segmented (one message per edge)
+  int window = 0;                   // exchanges in flight (alltoall.windowed); 0: not windowed
 
   friend bool operator==(const AlgoParams&, const AlgoParams&) = default;
 };

@@ -29,6 +29,18 @@ struct ScatterCall {
   int size = 1;
 };
 
+struct AlltoallCall {
+  const void* sendbuf = nullptr;  // MPI_IN_PLACE: the blocks are taken from recvbuf
+  int sendcount = 0;              // ignored with MPI_IN_PLACE
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  void* recvbuf = nullptr;
+  int recvcount = 0;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
+  int rank = 0;
+  int size = 1;
+};
+
 // Tags on the private communicator. Each algorithm matches by (source, tag) in posting order, and
 // MPI's non-overtaking rule keeps consecutive calls apart.
 inline constexpr int kTagData = 1;

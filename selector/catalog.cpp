@@ -19,7 +19,16 @@ std::vector<AlgorithmView> views(std::span<const Algorithm<Call>> registry) {
 std::span<const AlgorithmView> catalog(Collective c) {
   static const std::vector<AlgorithmView> bcast = views(bcast_registry());
   static const std::vector<AlgorithmView> scatter = views(scatter_registry());
-  return c == Collective::bcast ? bcast : scatter;
+  static const std::vector<AlgorithmView> alltoall = views(alltoall_registry());
+  switch (c) {
+    case Collective::bcast:
+      return bcast;
+    case Collective::scatter:
+      return scatter;
+    case Collective::alltoall:
+      return alltoall;
+  }
+  return {};
 }
 
 const AlgorithmView* find_algorithm(Collective c, std::string_view name) {
@@ -44,6 +53,8 @@ std::string_view collective_name(Collective c) {
       return "bcast";
     case Collective::scatter:
       return "scatter";
+    case Collective::alltoall:
+      return "alltoall";
   }
   return "?";
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "models/plogp/params.hpp"
+#include "models/model_file.hpp"
 #include "selector/algo_params.hpp"
 #include "selector/collective.hpp"
 #include "selector/policy.hpp"
@@ -21,7 +21,9 @@ struct Prediction {
 
 // The algorithm's model: predicted completion time of the whole collective (seconds) and the
 // parameters that achieve it. Pure; the policy supplies a fixed segment size if the user set one.
-using ModelFn = Prediction (*)(const models::plogp::Params&, const CallShape&, const Policy&);
+// The model file is passed whole: Bcast and Scatter read its pLogP table, All-to-All its
+// contention section.
+using ModelFn = Prediction (*)(const models::ModelFile&, const CallShape&, const Policy&);
 // Empty if the algorithm can run this call; otherwise why not. Depends on rank-invariant inputs
 // only, and is checked before any message is sent (STYLE.md 8.5 #18).
 using ApplicableFn = std::optional<std::string> (*)(const CallShape&);

@@ -1,6 +1,7 @@
 #include "selector/config.hpp"
 
 #include <cerrno>
+#include <climits>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -162,7 +163,7 @@ void read_log(Reader& r, const toml::table& root, Config& c) {
 void read_enable(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "enable");
   if (t == nullptr) return;
-  check_keys(r, *t, "[enable]", {"bcast", "scatter"});
+  check_keys(r, *t, "[enable]", {"bcast", "scatter", "alltoall"});
   for (Collective coll : kCollectives) {
     read(r, *t, "[enable]", collective_name(coll), c.policy.of(coll).enabled);
   }
@@ -171,7 +172,7 @@ void read_enable(Reader& r, const toml::table& root, Config& c) {
 void read_override(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "override");
   if (t == nullptr) return;
-  check_keys(r, *t, "[override]", {"bcast", "scatter", "segment_bytes"});
+  check_keys(r, *t, "[override]", {"bcast", "scatter", "alltoall", "segment_bytes", "window"});
   for (Collective coll : kCollectives) {
     std::string name;
     if (!read(r, *t, "[override]", collective_name(coll), name)) continue;
@@ -191,6 +192,16 @@ void read_override(Reader& r, const toml::table& root, Config& c) {
       r.error(line_of(*t->get("segment_bytes")),
               fmt::format("segment_bytes = {} in [override] must be positive", segment),
               "use a size in bytes such as 8192, or remove it to let the model choose");
+    }
+  }
+  std::int64_t window = 0;
+  if (read(r, *t, "[override]", "window", window)) {
+    if (window > 0 && window <= INT_MAX) {
+      c.policy.window = static_cast<int>(window);
+    } else {
+      r.error(line_of(*t->get("window")),
+              fmt::format("window = {} in [override] must be a positive count", window),
+              "use e.g. 4 (exchanges in flight), or remove it to let the model choose");
     }
   }
 }
@@ -249,7 +260,7 @@ void env_disable(Config& c, const std::string& value, Diagnostics& out) {
     } else {
       out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
                      fmt::format("{}: unknown collective '{}'", kEnvDisable, item),
-                     "valid: bcast, scatter, all (comma-separated)"});
+                     "valid: bcast, scatter, alltoall, all (comma-separated)"});
     }
   }
 }
@@ -314,6 +325,16 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
   }
   env_force(c, env, kEnvForceBcast, Collective::bcast, out);
   env_force(c, env, kEnvForceScatter, Collective::scatter, out);
+  env_force(c, env, kEnvForceAlltoall, Collective::alltoall, out);
+  if (auto it = env.find(kEnvWindow); it != env.end() && !it->second.empty()) {
+    if (auto v = positive_integer(it->second); v && *v <= INT_MAX) {
+      c.policy.window = static_cast<int>(*v);
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: '{}' is not a positive count", kEnvWindow, it->second),
+                     "use e.g. 4; the model chooses the window meanwhile"});
+    }
+  }
   if (auto it = env.find(kEnvSegmentBytes); it != env.end() && !it->second.empty()) {
     if (auto v = positive_integer(it->second)) {
       c.policy.segment_bytes = *v;

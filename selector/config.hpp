@@ -34,6 +34,8 @@ inline constexpr std::string_view kEnvLogDir = "COLLSEL_LOG_DIR";
 inline constexpr std::string_view kEnvLogLevel = "COLLSEL_LOG_LEVEL";
 inline constexpr std::string_view kEnvForceBcast = "COLLSEL_FORCE_BCAST";
 inline constexpr std::string_view kEnvForceScatter = "COLLSEL_FORCE_SCATTER";
+inline constexpr std::string_view kEnvForceAlltoall = "COLLSEL_FORCE_ALLTOALL";
+inline constexpr std::string_view kEnvWindow = "COLLSEL_WINDOW";
 inline constexpr std::string_view kEnvSegmentBytes = "COLLSEL_SEGMENT_BYTES";
 inline constexpr std::string_view kEnvDisable = "COLLSEL_DISABLE";
 

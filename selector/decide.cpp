@@ -11,7 +11,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const AlgorithmView> algorithms,
-                                  const models::plogp::Params* model, const Policy& policy) {
+                                  const models::ModelFile* model, const Policy& policy) {
   std::vector<CostEntry> table;
   table.reserve(algorithms.size());
   for (const auto& a : algorithms) {
@@ -75,7 +75,7 @@ AlgoParams Decision::params() const {
 
 Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithms,
                 const ModelSet& models, const Policy& policy) {
-  const models::plogp::Params* model = models.calibrated ? models.calibrated : models.fallback;
+  const models::ModelFile* model = models.calibrated ? models.calibrated : models.fallback;
   Decision d;
   d.table = cost_table(shape, algorithms, model, policy);
   const CollectivePolicy& coll = policy.of(shape.coll);

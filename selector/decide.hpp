@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/plogp/params.hpp"
+#include "models/model_file.hpp"
 #include "selector/catalog.hpp"
 
 namespace collsel {
@@ -20,8 +20,8 @@ enum class Rung { override_algorithm, calibrated_model, default_model, native };
 std::string_view rung_name(Rung r);
 
 struct ModelSet {
-  const models::plogp::Params* calibrated = nullptr;  // the user's model file, if it loaded
-  const models::plogp::Params* fallback = nullptr;    // the embedded default model
+  const models::ModelFile* calibrated = nullptr;  // the user's model file, if it loaded
+  const models::ModelFile* fallback = nullptr;    // the embedded default model
 };
 
 struct CostEntry {

@@ -19,12 +19,13 @@ using Plain = double (*)(const models::plogp::Params&, int, std::uint64_t);
 using Segmented = double (*)(const models::plogp::Params&, int, std::uint64_t, std::uint64_t);
 
 template <Plain F>
-Prediction plain(const models::plogp::Params& p, const CallShape& s, const Policy&) {
-  return {F(p, s.comm_size, s.bytes), {}};
+Prediction plain(const models::ModelFile& f, const CallShape& s, const Policy&) {
+  return {F(f.plogp, s.comm_size, s.bytes), {}};
 }
 
 template <Segmented F>
-Prediction segmented(const models::plogp::Params& p, const CallShape& s, const Policy& policy) {
+Prediction segmented(const models::ModelFile& f, const CallShape& s, const Policy& policy) {
+  const models::plogp::Params& p = f.plogp;
   if (policy.segment_bytes) {
     const std::uint64_t seg = *policy.segment_bytes;
     return {F(p, s.comm_size, s.bytes, seg), {seg}};

@@ -22,6 +22,7 @@ struct Policy {
   std::array<CollectivePolicy, kCollectives.size()> per_coll{};
   std::optional<std::uint64_t> segment_bytes;  // fixed segment size for segmented algorithms
   std::uint64_t segment_unit_bytes = 8;         // segment sizes searched are multiples of this
+  std::optional<int> window;                    // fixed window of alltoall.windowed
 
   CollectivePolicy& of(Collective c) { return per_coll[static_cast<std::size_t>(c)]; }
   const CollectivePolicy& of(Collective c) const { return per_coll[static_cast<std::size_t>(c)]; }

@@ -21,5 +21,6 @@ struct Algorithm {
 
 std::span<const Algorithm<BcastCall>> bcast_registry();
 std::span<const Algorithm<ScatterCall>> scatter_registry();
+std::span<const Algorithm<AlltoallCall>> alltoall_registry();
 
 }  // namespace collsel

@@ -239,8 +239,8 @@ Outcome explain(const Request& request) {
   if (calibrated) e.calibrated = info_of(*calibrated, *model_path);
   e.config_source = config->source;
   e.shape = request.shape;
-  e.decision = decide(request.shape, ModelSet{calibrated ? &calibrated->plogp : nullptr,
-                                              &fallback->plogp},
+  e.decision = decide(request.shape, ModelSet{calibrated ? &*calibrated : nullptr,
+                                              &*fallback},
                       policy);
   e.why = why_line(e.decision);
   out.explanation = std::move(e);

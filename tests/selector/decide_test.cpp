@@ -10,16 +10,16 @@ namespace collsel {
 namespace {
 
 // Fake models read the prediction off the latency field, scaled per algorithm, so each test sets
-// the cost table it needs through the Params it passes.
-Prediction cost_1x(const models::plogp::Params& p, const CallShape&, const Policy&) {
-  return {p.latency_s, {}};
+// the cost table it needs through the model it passes.
+Prediction cost_1x(const models::ModelFile& f, const CallShape&, const Policy&) {
+  return {f.plogp.latency_s, {}};
 }
-Prediction cost_2x(const models::plogp::Params& p, const CallShape&, const Policy&) {
-  return {2 * p.latency_s, {}};
+Prediction cost_2x(const models::ModelFile& f, const CallShape&, const Policy&) {
+  return {2 * f.plogp.latency_s, {}};
 }
-Prediction cost_half_segmented(const models::plogp::Params& p, const CallShape& s,
+Prediction cost_half_segmented(const models::ModelFile& f, const CallShape& s,
                                const Policy& policy) {
-  return {0.5 * p.latency_s, {policy.segment_bytes.value_or(s.bytes / 2)}};
+  return {0.5 * f.plogp.latency_s, {policy.segment_bytes.value_or(s.bytes / 2)}};
 }
 std::optional<std::string> always(const CallShape&) { return std::nullopt; }
 std::optional<std::string> small_only(const CallShape& s) {
@@ -34,11 +34,11 @@ const AlgorithmView kTable[] = {
     {"bcast.d", "fastest, small messages only", cost_half_segmented, small_only, true},
 };
 
-models::plogp::Params params(double latency) {
-  models::plogp::Params p;
-  p.latency_s = latency;
-  p.table = {{0, 1e-6, 1e-7, 1e-7}};
-  return p;
+models::ModelFile params(double latency) {
+  models::ModelFile f;
+  f.plogp.latency_s = latency;
+  f.plogp.table = {{0, 1e-6, 1e-7, 1e-7}};
+  return f;
 }
 
 CallShape shape(std::uint64_t bytes) { return {Collective::bcast, 8, bytes, 0}; }

@@ -43,6 +43,14 @@ TEST(Registry, CoversTheTablesOfSeed001) {
   EXPECT_EQ(scatter_registry().size(), 3u);
 }
 
+// Issue 5: direct exchange (seed 000 Algorithm 1), every message at once, pairwise, windowed, Bruck.
+TEST(Registry, CoversTheAlltoallSchedules) {
+  for (const char* name : {"alltoall.direct_exchange", "alltoall.all_at_once", "alltoall.pairwise",
+                           "alltoall.windowed", "alltoall.bruck"}) {
+    EXPECT_NE(find_algorithm(Collective::alltoall, name), nullptr) << name;
+  }
+}
+
 TEST(Registry, EveryNameIsDocumentedInModelsMd) {
   std::ifstream in(COLLSEL_SOURCE_DIR "/docs/MODELS.md");
   ASSERT_TRUE(in) << "docs/MODELS.md is missing";
@@ -57,9 +65,9 @@ TEST(Registry, EveryNameIsDocumentedInModelsMd) {
 }
 
 TEST(Registry, EveryModelGivesAFinitePositivePredictionOnTheDefaultShape) {
-  models::plogp::Params p;
-  p.latency_s = 5e-6;
-  p.table = {{0, 1e-6, 1e-7, 1e-7}, {1 << 20, 1e-2, 1e-3, 1e-3}};
+  models::ModelFile p;
+  p.plogp.latency_s = 5e-6;
+  p.plogp.table = {{0, 1e-6, 1e-7, 1e-7}, {1 << 20, 1e-2, 1e-3, 1e-3}};
   for (Collective c : kCollectives) {
     for (const auto& a : catalog(c)) {
       const Prediction pr = a.model(p, {c, 6, 100000, 1}, Policy{});

@@ -1,0 +1,157 @@
+#include "models/alltoall/contention.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace collsel::models::alltoall {
+namespace {
+
+double rounds(int n) { return n > 1 ? static_cast<double>(n - 1) : 0.0; }
+
+bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }
+
+}  // namespace
+
+std::optional<std::string> Contention::invalid_reason() const {
+  const struct {
+    const char* name;
+    double value;
+  } values[] = {{"alpha_s", hockney.alpha_s},
+                {"beta_s_per_byte", hockney.beta_s_per_byte},
+                {"delta_s", signature.delta_s},
+                {"beta_free_s_per_byte", beta_free_s_per_byte},
+                {"beta_contention_s_per_byte", beta_contention_s_per_byte},
+                {"copy_s_per_byte", copy_s_per_byte}};
+  for (const auto& v : values) {
+    if (!finite_nonneg(v.value)) {
+      return fmt::format("{} = {} must be a finite number >= 0", v.name, v.value);
+    }
+  }
+  if (!std::isfinite(signature.gamma) || signature.gamma <= 0.0) {
+    return fmt::format("gamma = {} must be a finite number > 0", signature.gamma);
+  }
+  for (const auto& [name, rho] : {std::pair{"rho_single", rho_single}, {"rho_flood", rho_flood}}) {
+    if (!std::isfinite(rho) || rho < 0.0 || rho > 1.0) {
+      return fmt::format("{} = {} must lie in [0, 1]", name, rho);
+    }
+  }
+  if (sample_ranks < 0) return fmt::format("sample_ranks = {} must be >= 0", sample_ranks);
+  return std::nullopt;
+}
+
+Hockney hockney_from_plogp(const plogp::Params& p) {
+  Hockney h;
+  if (p.table.empty()) return h;
+  h.alpha_s = p.latency_s + p.table.front().gap_s;
+  const std::uint64_t largest = p.table.back().bytes;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int k = 0;
+  for (std::size_t i = 0; i < p.table.size(); ++i) {
+    const auto& pt = p.table[i];
+    const bool last_two = i + 2 >= p.table.size();
+    if (pt.bytes * 64 < largest && !last_two) continue;
+    const double x = static_cast<double>(pt.bytes);
+    sx += x;
+    sy += pt.gap_s;
+    sxx += x * x;
+    sxy += x * pt.gap_s;
+    ++k;
+  }
+  const double den = k * sxx - sx * sx;
+  if (k >= 2 && den > 0) h.beta_s_per_byte = std::max(0.0, (k * sxy - sx * sy) / den);
+  if (h.beta_s_per_byte == 0.0 && largest > 0) {
+    h.beta_s_per_byte = p.table.back().gap_s / static_cast<double>(largest);
+  }
+  return h;
+}
+
+Contention contention_free(const plogp::Params& p) {
+  Contention c;
+  c.hockney = hockney_from_plogp(p);
+  c.beta_free_s_per_byte = c.hockney.beta_s_per_byte;
+  c.beta_contention_s_per_byte = c.hockney.beta_s_per_byte;
+  c.copy_s_per_byte = kDefaultCopySecondsPerByte;
+  return c;
+}
+
+double lower_bound(const Hockney& h, int n, std::uint64_t m) {
+  return rounds(n) * (h.alpha_s + static_cast<double>(m) * h.beta_s_per_byte);
+}
+
+double contention_ratio_model(const Hockney& h, double gamma, int n, std::uint64_t m) {
+  return lower_bound(h, n, m) * gamma;
+}
+
+double signature_model(const Hockney& h, const Signature& s, int n, std::uint64_t m) {
+  const double delta = m >= s.threshold_bytes ? s.delta_s : 0.0;
+  return rounds(n) * ((h.alpha_s + static_cast<double>(m) * h.beta_s_per_byte) * s.gamma + delta);
+}
+
+double synthetic_beta(double beta_free, double beta_contention, double rho) {
+  return (1.0 - rho) * beta_free + rho * beta_contention;
+}
+
+double rho_at(const Contention& c, int k) {
+  double rho = c.rho_flood;
+  if (c.sample_ranks > 2) {
+    const double t = static_cast<double>(k - 1) / static_cast<double>(c.sample_ranks - 2);
+    rho = c.rho_single + (c.rho_flood - c.rho_single) * t;
+  } else if (k <= 1) {
+    rho = c.rho_single;
+  }
+  return std::clamp(rho, 0.0, 1.0);
+}
+
+double direct_exchange(const Contention& c, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  return signature_model(c.hockney, c.signature, n, m);
+}
+
+double windowed(const Contention& c, int n, std::uint64_t m, int k) {
+  if (n <= 1 || m == 0) return 0.0;
+  k = std::clamp(k, 1, n - 1);
+  const double batches = std::ceil(rounds(n) / k);
+  const double beta = synthetic_beta(c.beta_free_s_per_byte, c.beta_contention_s_per_byte,
+                                     rho_at(c, k));
+  return batches * c.hockney.alpha_s + rounds(n) * static_cast<double>(m) * beta;
+}
+
+double all_at_once(const Contention& c, int n, std::uint64_t m) {
+  return windowed(c, n, m, std::max(1, n - 1));
+}
+
+std::uint64_t bruck_round_blocks(int n, int j) {
+  std::uint64_t count = 0;
+  for (int i = 0; i < n; ++i) count += (i >> j) & 1;
+  return count;
+}
+
+double bruck(const Contention& c, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  double t = 0.0;
+  std::uint64_t moved = 0;
+  for (int j = 0; (1 << j) < n; ++j) {
+    const std::uint64_t bytes = bruck_round_blocks(n, j) * m;
+    moved += bytes;
+    const double delta = bytes >= c.signature.threshold_bytes ? c.signature.delta_s : 0.0;
+    t += (c.hockney.alpha_s + static_cast<double>(bytes) * c.hockney.beta_s_per_byte) *
+             c.signature.gamma +
+         delta;
+  }
+  const double copied = 2.0 * static_cast<double>(n) * static_cast<double>(m) +
+                        2.0 * static_cast<double>(moved);
+  return t + copied * c.copy_s_per_byte;
+}
+
+WindowChoice best_window(const Contention& c, int n, std::uint64_t m) {
+  WindowChoice best{1, windowed(c, n, m, 1)};
+  for (int k = 2; k < n; ++k) {
+    const double t = windowed(c, n, m, k);
+    if (t < best.predicted_s) best = {k, t};
+  }
+  return best;
+}
+
+}  // namespace collsel::models::alltoall

@@ -1,0 +1,74 @@
+// The All-to-All registry. Order matters: it is the tie-breaking order of decide(), so of two
+// schedules predicted equal the simpler one runs (direct exchange before pairwise, every message
+// at once before a window).
+#include <algorithm>
+#include <array>
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "models/alltoall/contention.hpp"
+#include "selector/alltoall/algorithms.hpp"
+#include "selector/model_adapters.hpp"
+#include "selector/registry.hpp"
+
+namespace collsel {
+namespace {
+
+namespace m = models::alltoall;
+
+// A model file without an [alltoall] section predicts with the contention-free stand-in.
+m::Contention contention_of(const models::ModelFile& f) {
+  return f.alltoall ? *f.alltoall : m::contention_free(f.plogp);
+}
+
+template <double (*F)(const m::Contention&, int, std::uint64_t)>
+Prediction modelled(const models::ModelFile& f, const CallShape& s, const Policy&) {
+  return {F(contention_of(f), s.comm_size, s.bytes), {}};
+}
+
+Prediction windowed_model(const models::ModelFile& f, const CallShape& s, const Policy& policy) {
+  const m::Contention c = contention_of(f);
+  if (policy.window) {
+    const int k = std::clamp(*policy.window, 1, std::max(1, s.comm_size - 1));
+    return {m::windowed(c, s.comm_size, s.bytes, k), {.segment_bytes = 0, .window = k}};
+  }
+  const m::WindowChoice w = m::best_window(c, s.comm_size, s.bytes);
+  return {w.predicted_s, {.segment_bytes = 0, .window = w.window}};
+}
+
+// Bruck stages the whole exchange (P blocks) in one byte buffer and sends about half of it per
+// round with an int count.
+std::optional<std::string> bruck_fits(const CallShape& s) {
+  const auto blocks = static_cast<std::uint64_t>(s.comm_size);
+  if (s.bytes > 0 && blocks > static_cast<std::uint64_t>(INT_MAX) / s.bytes) {
+    return fmt::format("it stages {} x {} bytes, more than the {} bytes of an int count", blocks,
+                       s.bytes, INT_MAX);
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<Algorithm<AlltoallCall>, 5> kAlltoall{{
+    {{"alltoall.direct_exchange",
+      "n-1 rounds, round t sends to rank+t and receives from rank-t (seed 000 Algorithm 1)",
+      modelled<m::direct_exchange>, adapters::always, false},
+     alltoall::direct_exchange},
+    {{"alltoall.pairwise", "n-1 rounds of paired exchanges, partner rank XOR t when P is 2^k",
+      modelled<m::direct_exchange>, adapters::always, false},
+     alltoall::pairwise},
+    {{"alltoall.all_at_once", "every send and receive posted at once, then one wait",
+      modelled<m::all_at_once>, adapters::always, false},
+     alltoall::all_at_once},
+    {{"alltoall.windowed", "direct exchange order, at most k exchanges in flight (k from the model)",
+      windowed_model, adapters::always, false},
+     alltoall::windowed},
+    {{"alltoall.bruck", "ceil(log2 P) rounds of packed blocks (Bruck et al.), for small messages",
+      modelled<m::bruck>, bruck_fits, false},
+     alltoall::bruck},
+}};
+
+}  // namespace
+
+std::span<const Algorithm<AlltoallCall>> alltoall_registry() { return kAlltoall; }
+
+}  // namespace collsel
