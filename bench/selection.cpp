@@ -34,7 +34,7 @@ namespace {
 using collsel::Collective;
 
 struct Options {
-  std::vector<std::string> colls{"bcast", "scatter"};
+  std::vector<std::string> colls{"bcast", "scatter", "alltoall"};
   std::vector<std::uint64_t> sizes{1,     4,      16,      64,       256,     1024,
                                    4096,  16384,  65536,   262144,   1048576, 4194304};
   int max_reps = 9;
@@ -49,11 +49,11 @@ void write_rows(std::FILE* csv, const std::string& label,
                 const collsel::calibrate::PointResult& p) {
   for (const auto& v : p.variants) {
     const auto s = collsel::calibrate::summarise(v.samples);
-    std::fprintf(csv, "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n",
+    std::fprintf(csv, "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d\n",
                  label.c_str(), std::string(collsel::collective_name(p.coll)).c_str(),
                  p.comm_size, static_cast<unsigned long long>(p.bytes), v.name.c_str(),
                  v.algorithm.c_str(), static_cast<unsigned long long>(v.params.segment_bytes),
-                 v.predicted_s, s.median, s.p25, s.p75, s.min, s.max, p.reps);
+                 v.predicted_s, s.median, s.p25, s.p75, s.min, s.max, p.reps, v.params.window);
   }
   std::fflush(csv);
 }
@@ -79,10 +79,10 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{
       "The selection benchmark: native, every collsel algorithm forced, and collsel's choice, "
-      "interleaved, per collective and message size (bytes: Bcast's message, Scatter's block "
-      "per rank). Rank 0 appends CSV rows to --csv. Run with and without "
+      "interleaved, per collective and message size (bytes: Bcast's message, Scatter's and "
+      "Alltoall's block). Rank 0 appends CSV rows to --csv. Run with and without "
       "LD_PRELOAD=libcollsel.so; with it, 'auto' is the shim's own call."};
-  app.add_option("--coll", opt.colls, "collectives")->check(CLI::IsMember({"bcast", "scatter"}));
+  app.add_option("--coll", opt.colls, "collectives")->check(CLI::IsMember({"bcast", "scatter", "alltoall"}));
   app.add_option("--sizes", opt.sizes, "message sizes in bytes")->delimiter(',');
   app.add_option("--reps", opt.max_reps, "repetitions per variant, at most")->capture_default_str();
   app.add_option("--min-reps", opt.min_reps, "repetitions per variant, at least")
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     if (std::ftell(csv) == 0) {
       std::fprintf(csv,
                    "label,coll,P,bytes,variant,algorithm,segment_bytes,predicted_s,median_s,"
-                   "p25_s,p75_s,min_s,max_s,reps\n");
+                   "p25_s,p75_s,min_s,max_s,reps,window\n");
     }
   }
   bool ok = true;

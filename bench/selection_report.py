@@ -104,7 +104,9 @@ def markdown(groups):
                   "|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             seg = int(r["auto"]["segment_bytes"])
-            choice = r["auto"]["algorithm"] + (f" ({human_bytes(seg)})" if seg else "")
+            window = int(r["auto"].get("window") or 0)
+            choice = r["auto"]["algorithm"] + (f" ({human_bytes(seg)})" if seg else "") + \
+                (f" (k = {window})" if window else "")
             lines.append(
                 f"| {human_bytes(r['bytes'])} | {r['best']['variant']} "
                 f"{human_time(r['best']['median_s'])} | {choice} {human_time(r['auto']['median_s'])} "

@@ -51,8 +51,22 @@ struct Comparer::Impl {
   }
   ~Impl() { PMPI_Comm_free(&priv); }
 
+  // Alltoall: the byte i of the block from rank `src` to rank `dst`.
+  std::uint8_t exchanged(std::uint64_t i, int src, int dst) const {
+    return pattern(i, src * size + dst + 2);
+  }
+
   void fill(Collective coll, std::uint64_t bytes) {
-    if (coll == Collective::bcast) {
+    const auto n = static_cast<std::uint64_t>(size);
+    if (coll == Collective::alltoall) {
+      send.assign(bytes * n, 0);
+      for (std::uint64_t d = 0; d < n; ++d) {
+        for (std::uint64_t i = 0; i < bytes; ++i) {
+          send[d * bytes + i] = exchanged(i, rank, static_cast<int>(d));
+        }
+      }
+      buf.assign(bytes * n, 0);
+    } else if (coll == Collective::bcast) {
       buf.assign(bytes, 0);
       if (rank == 0) {
         for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = pattern(i, 1);
@@ -68,7 +82,15 @@ struct Comparer::Impl {
     const std::uint64_t offset =
         coll == Collective::bcast ? 0 : bytes * static_cast<std::uint64_t>(rank);
     int bad = 0;
-    for (std::uint64_t i = 0; i < bytes && !bad; ++i) bad = buf[i] != pattern(offset + i, 1);
+    if (coll == Collective::alltoall) {
+      for (std::uint64_t s = 0; s < static_cast<std::uint64_t>(size) && !bad; ++s) {
+        for (std::uint64_t i = 0; i < bytes && !bad; ++i) {
+          bad = buf[s * bytes + i] != exchanged(i, static_cast<int>(s), rank);
+        }
+      }
+    } else {
+      for (std::uint64_t i = 0; i < bytes && !bad; ++i) bad = buf[i] != pattern(offset + i, 1);
+    }
     int any = 0;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
     return any == 0;
@@ -76,7 +98,8 @@ struct Comparer::Impl {
 
   // One call, timed on every rank; the call's time is the slowest rank's.
   double timed(Collective coll, const VariantResult& v, int index, std::string* ran) {
-    const int count = static_cast<int>(buf.size());
+    const std::size_t blocks = coll == Collective::alltoall ? static_cast<std::size_t>(size) : 1;
+    const int count = static_cast<int>(buf.size() / blocks);
     PMPI_Barrier(comm);
     const double t0 = PMPI_Wtime();
     const bool native = v.kind == VariantKind::native ||
@@ -90,6 +113,16 @@ struct Comparer::Impl {
       } else {
         const BcastCall call{buf.data(), count, MPI_BYTE, 0, priv, rank, size};
         bcast_registry()[static_cast<std::size_t>(index)].run(call, v.params);
+      }
+    } else if (coll == Collective::alltoall) {
+      if (native) {
+        PMPI_Alltoall(send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, comm);
+      } else if (through_shim) {
+        MPI_Alltoall(send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, comm);
+      } else {
+        const AlltoallCall call{send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE,
+                                priv, rank, size};
+        alltoall_registry()[static_cast<std::size_t>(index)].run(call, v.params);
       }
     } else {
       if (native) {

@@ -31,7 +31,7 @@ struct VariantResult {
 struct PointResult {
   Collective coll = Collective::bcast;
   int comm_size = 1;
-  std::uint64_t bytes = 0;  // Bcast: the message; Scatter: one rank's block
+  std::uint64_t bytes = 0;  // Bcast: the message; Scatter and Alltoall: one block
   int reps = 0;
   bool correct = true;  // every variant delivered what the root sent
   std::string model_choice;  // decide()'s winner for this shape
@@ -55,7 +55,8 @@ class Comparer {
   Comparer(const Comparer&) = delete;
   Comparer& operator=(const Comparer&) = delete;
 
-  // True when libcollsel.so is loaded: "auto" then goes through MPI_Bcast / MPI_Scatter.
+  // True when libcollsel.so is loaded: "auto" then goes through MPI_Bcast / MPI_Scatter /
+  // MPI_Alltoall.
   [[nodiscard]] bool shim_loaded() const;
 
   PointResult run(Collective coll, std::uint64_t bytes, const CompareOptions& options);

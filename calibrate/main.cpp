@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "calibrate/alltoall_measure.hpp"
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/validate.hpp"
 #include "models/model_file.hpp"
@@ -28,8 +29,11 @@ struct Options {
   std::uint64_t max_bytes = 4u << 20;
   bool quick = false;
   double budget_s = 0.0;  // 0: the mode's default
+  bool alltoall = true;
+  double alltoall_budget_s = 0.0;  // 0: the mode's default
   std::string validate;   // a model file: validate it instead of calibrating
   std::string validate_prefix = "validation";
+  std::vector<std::string> validate_colls{"bcast", "scatter", "alltoall"};
   std::vector<std::uint64_t> validate_sizes{1,     16,     256,    1024,    4096,
                                             16384, 65536,  262144, 1048576, 4194304};
 };
@@ -172,6 +176,8 @@ int validate(const Options& o, int rank) {
   if (!ok) return 2;
   collsel::calibrate::ValidateOptions vo;
   vo.sizes = o.validate_sizes;
+  vo.colls.clear();
+  for (const auto& c : o.validate_colls) vo.colls.push_back(*collsel::collective_from_name(c));
   std::sort(vo.sizes.begin(), vo.sizes.end());
   vo.output_prefix = o.validate_prefix;
   vo.compare.min_reps = 3;
@@ -216,7 +222,9 @@ int main(int argc, char** argv) {
       "collsel-calibrate: measure this cluster's pLogP parameters (L, g(m), o_s(m), o_r(m)) "
       "between ranks 0 and 1 and write the model file collsel reads.\n"
       "Example: mpiexec -n 2 collsel-calibrate -o cluster.toml\n"
-      "It measures rank 0 against the first rank on another node (rank 1 when all share a node).\n"
+      "It measures rank 0 against the first rank on another node (rank 1 when all share a node),\n"
+      "then the All-to-All contention signature with all ranks (seed 000: direct exchange and\n"
+      "every message at once over block sizes up to 1 MiB).\n"
       "Validate a model with: mpiexec -n P collsel-calibrate --validate cluster.toml"};
   Options o;
   app.add_option("-o,--output", o.output, "model file to write")->capture_default_str();
@@ -229,14 +237,25 @@ int main(int argc, char** argv) {
                  "seconds the measurement may take (default 240, --quick 40); each size gets a "
                  "share, and a value stops sampling when its share is spent")
       ->check(CLI::PositiveNumber);
+  app.add_flag("!--no-alltoall", o.alltoall,
+               "skip the All-to-All contention measurement (the model file then has no "
+               "[alltoall] section and All-to-All is predicted contention-free)");
+  app.add_option("--alltoall-budget", o.alltoall_budget_s,
+                 "seconds the All-to-All measurement may take (default 60, --quick 15)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--validate", o.validate,
                  "instead of calibrating: run every algorithm at a grid of sizes on this P and "
                  "compare with MODEL's predictions; writes PREFIX.md, PREFIX.csv, PREFIX.svg")
       ->check(CLI::ExistingFile);
   app.add_option("--validate-prefix", o.validate_prefix, "output files of --validate")
       ->capture_default_str();
-  app.add_option("--validate-sizes", o.validate_sizes, "message sizes of --validate (bytes)")
+  app.add_option("--validate-sizes", o.validate_sizes,
+                 "message sizes of --validate (bytes; Scatter and Alltoall: one block)")
       ->delimiter(',');
+  app.add_option("--validate-colls", o.validate_colls, "collectives of --validate")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"bcast", "scatter", "alltoall"}))
+      ->capture_default_str();
   // Parse before MPI_Init so --help works without mpiexec.
   try {
     app.parse(argc, argv);
@@ -302,6 +321,24 @@ int main(int argc, char** argv) {
   }
   if (across != MPI_COMM_NULL) MPI_Comm_free(&across);
   if (within != MPI_COMM_NULL) MPI_Comm_free(&within);
+  std::optional<collsel::calibrate::ContentionFit> contention;
+  if (o.alltoall) {
+    collsel::calibrate::AlltoallMeasureOptions ao;
+    const std::uint64_t top = std::min<std::uint64_t>(o.max_bytes, o.quick ? 256u << 10 : 1u << 20);
+    for (std::uint64_t m = 64; m <= top; m *= 4) ao.sizes.push_back(m);
+    ao.budget_s = o.alltoall_budget_s > 0 ? o.alltoall_budget_s : (o.quick ? 15.0 : 60.0);
+    ao.max_samples = o.quick ? 5 : 9;
+    ao.progress = [&](std::size_t i, std::size_t n, double elapsed) {
+      fmt::print(stderr, "collsel-calibrate: All-to-All at {} ranks: {}/{} sizes (last {} B), "
+                 "{:.1f} s\n", size, i + 1, n, ao.sizes[i], elapsed);
+    };
+    if (rank == 0) {
+      fmt::print(stderr, "collsel-calibrate: All-to-All contention signature with all {} ranks\n",
+                 size);
+    }
+    const auto measured_a2a = collsel::calibrate::measure_alltoall(MPI_COMM_WORLD, ao);
+    if (rank == 0) contention = collsel::calibrate::fit_contention(measured_a2a, *measured, size);
+  }
   const auto hosts = host_names(MPI_COMM_WORLD);
   const int per_node = ranks_per_node(MPI_COMM_WORLD);
 
@@ -319,6 +356,22 @@ int main(int argc, char** argv) {
     model.provenance.ranks_per_node = per_node;
     model.plogp = *measured;
     model.intra_node = intra;
+    if (contention && contention->error) {
+      fmt::print(stderr, "collsel-calibrate: no [alltoall] section: {}\n", *contention->error);
+    } else if (contention) {
+      const auto& c = contention->contention;
+      model.alltoall = c;
+      fmt::print(stderr,
+                 "collsel-calibrate: All-to-All signature at n' = {}: gamma {:.4g}, delta {:.4g} s "
+                 "from M = {}, fit rms {:.1f} % over {} sizes; beta_F {:.4g}, beta_C {:.4g} s/B, "
+                 "rho {:.3f} (one in flight) .. {:.3f} (all at once)\n",
+                 c.sample_ranks, c.signature.gamma, c.signature.delta_s,
+                 c.signature.threshold_bytes == collsel::models::alltoall::kNoThreshold
+                     ? std::string("none")
+                     : fmt::format("{} B", c.signature.threshold_bytes),
+                 100 * c.signature_fit.rms_rel, c.signature_fit.points, c.beta_free_s_per_byte,
+                 c.beta_contention_s_per_byte, c.rho_single, c.rho_flood);
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     model.provenance.duration_s = seconds;

@@ -168,7 +168,7 @@ std::string validation_gnuplot(const ValidationResult& r, const std::string& dat
   std::string script = fmt::format(
       "set terminal svg size 1100,{} dynamic font 'sans,10' noenhanced\nset output '{}'\n"
       "set multiplot layout {},1\nset logscale xy\nset grid\nset key outside right top\n"
-      "set xlabel 'bytes (Scatter: per rank)'\nset ylabel 'seconds'\n"
+      "set xlabel 'bytes (Scatter, Alltoall: per block)'\nset ylabel 'seconds'\n"
       "set format x '%.0s%cB'\nset format y '%.0s%cs'\n",
       450 * colls.size(), svg_path, colls.size());
   for (const Collective c : colls) {

@@ -15,7 +15,7 @@
 namespace collsel::calibrate {
 
 struct ValidateOptions {
-  std::vector<Collective> colls{Collective::bcast, Collective::scatter};
+  std::vector<Collective> colls{Collective::bcast, Collective::scatter, Collective::alltoall};
   std::vector<std::uint64_t> sizes;
   std::string output_prefix = "validation";  // writes PREFIX.csv, PREFIX.md, PREFIX.svg
   CompareOptions compare;

@@ -86,10 +86,10 @@ void CallLog::flush_locked() {
                    FMT_COMPILE("{{\"v\":1,\"type\":\"call\",\"run\":{},\"world_rank\":{},"
                                "\"comm\":\"{}\",\"comm_rank\":{},\"comm_size\":{},\"seq\":{},"
                                "\"coll\":\"{}\",\"bytes\":{},\"root\":{},\"algorithm\":\"{}\","
-                               "\"segment_bytes\":{},\"rung\":\"{}\",\"predicted_s\":"),
+                               "\"segment_bytes\":{},\"window\":{},\"rung\":\"{}\",\"predicted_s\":"),
                    run_json_, info_.world_rank, std::string_view(r.comm.data()), r.comm_rank,
                    r.comm_size, r.seq, collective_name(r.coll), r.bytes, r.root, r.algorithm,
-                   r.segment_bytes, rung_name(r.rung));
+                   r.segment_bytes, r.window, rung_name(r.rung));
     append_number(out, r.predicted_s);
     out.append(std::string_view(",\"actual_s\":"));
     append_number(out, r.actual_s);

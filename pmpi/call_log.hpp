@@ -30,6 +30,7 @@ struct CallRecord {
   int root = 0;
   std::string_view algorithm;  // points into the registry (static storage) or kNativeName
   std::uint64_t segment_bytes = 0;
+  int window = 0;  // alltoall.windowed's exchanges in flight; 0 otherwise
   Rung rung = Rung::native;
   double predicted_s = 0.0;  // NaN: null in the log
   double actual_s = 0.0;

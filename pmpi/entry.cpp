@@ -1,7 +1,7 @@
 // The C entry points of libcollsel.so (STYLE.md 8.6 #20-21): each checks a thread-local re-entry
 // guard, forwards to the runtime, and turns any C++ exception into the native routine's answer,
 // so nothing propagates into C or Fortran callers. MPICH's Fortran bindings (mpif.h, `use mpi`,
-// `use mpi_f08`) call these C symbols for Bcast and Scatter (tests/pmpi prove it); mpi_f08 calls
+// `use mpi_f08`) call these C symbols for Bcast, Scatter and Alltoall (tests/pmpi prove it); mpi_f08 calls
 // PMPI_Init/PMPI_Finalize directly, which the runtime covers with lazy start-up and an
 // MPI_COMM_SELF attribute.
 #include <mpi.h>
@@ -99,6 +99,19 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
       [&] {
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                             comm);
+      });
+}
+
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return guarded(
+      "MPI_Alltoall",
+      [&] {
+        return collsel::pmpi::runtime().alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                 recvtype, comm);
+      },
+      [&] {
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
       });
 }
 

@@ -236,6 +236,7 @@ struct Runtime::Impl {
     r.root = shape.root;
     r.algorithm = algorithm;
     r.segment_bytes = choice.params.segment_bytes;
+    r.window = choice.params.window;
     r.rung = choice.rung;
     r.predicted_s = choice.predicted_s;
     r.actual_s = end - start;
@@ -453,6 +454,48 @@ int Runtime::scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     name = algorithm.view.name;
     rc = algorithm.run({sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                         ctx.comm(), ctx.rank(), ctx.size()},
+                       choice.params);
+  }
+  I.record(ctx, shape, choice, name, start, PMPI_Wtime());
+  return rc;
+}
+
+int Runtime::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Impl& I = *impl_;
+  const auto native = [&] {
+    t_last_algorithm = kNativeName.data();
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  };
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || !I.ready(comm) ||
+      PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+    return native();
+  }
+  const double start = PMPI_Wtime();
+  // MPI_IN_PLACE is given at all ranks or none (MPI 4.0 section 6.8), so the block size below is
+  // rank-invariant either way.
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const int count = in_place ? recvcount : sendcount;
+  const MPI_Datatype type = in_place ? recvtype : sendtype;
+  int type_size = 0;
+  if (count < 0 || recvcount < 0 || PMPI_Type_size(type, &type_size) != MPI_SUCCESS) {
+    return native();
+  }
+  CommContext& ctx = I.context(comm);
+  const CallShape shape{Collective::alltoall, ctx.size(),
+                        static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(type_size),
+                        0};
+  const Choice& choice = I.choose(ctx, shape);
+  std::string_view name = kNativeName;
+  int rc = MPI_SUCCESS;
+  if (choice.algorithm < 0) {
+    rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  } else {
+    const auto& algorithm = alltoall_registry()[static_cast<std::size_t>(choice.algorithm)];
+    name = algorithm.view.name;
+    rc = algorithm.run({sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ctx.comm(),
+                        ctx.rank(), ctx.size()},
                        choice.params);
   }
   I.record(ctx, shape, choice, name, start, PMPI_Wtime());

@@ -28,6 +28,8 @@ class Runtime {
   int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
   int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+  int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
   // The algorithm name this thread's last intercepted call ran ("native" included), for tests.
   static const char* last_algorithm();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, runs the example MPI program (Bcast and Scatter
-# over sizes from 4 bytes to 1 MiB) with 4 ranks under LD_PRELOAD=libcollsel.so using the embedded
+# The main job: installs what is missing, builds, runs the example MPI program (Bcast, Scatter and
+# Alltoall over sizes from 4 bytes to 1 MiB) with 4 ranks under LD_PRELOAD=libcollsel.so using the embedded
 # default model, and prints the selection report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,9 +9,9 @@ bash scripts/build.sh
 logs=build/demo-logs
 rm -rf "$logs"
 echo
-echo "== mpiexec -n 4 -genv LD_PRELOAD build/pmpi/libcollsel.so build/examples/bcast_scatter"
+echo "== mpiexec -n 4 -genv LD_PRELOAD build/pmpi/libcollsel.so build/examples/collectives"
 COLLSEL_LOG_DIR="$logs" \
-  timeout 600 mpiexec -n 4 -genv LD_PRELOAD "$PWD/build/pmpi/libcollsel.so" build/examples/bcast_scatter
+  timeout 600 mpiexec -n 4 -genv LD_PRELOAD "$PWD/build/pmpi/libcollsel.so" build/examples/collectives
 echo
 echo "== collsel report $logs"
 build/tools/collsel report "$logs"

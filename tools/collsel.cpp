@@ -1,7 +1,11 @@
 // The `collsel` command: explain a decision, report on a run's logs, list the algorithms.
 // Exit codes: 0 success, 1 the input named exists but is unusable (model file, no logs),
-// 2 bad command-line arguments.
+// 2 bad command-line arguments (fit-signature: also a CSV file it cannot read, parse or fit, the
+// file being its argument).
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -16,6 +20,7 @@
 #include "selector/catalog.hpp"
 #include "selector/config.hpp"
 #include "tools/explain.hpp"
+#include "tools/fit_signature.hpp"
 #include "tools/report.hpp"
 #include "tools/size_parse.hpp"
 #include "tools/text_table.hpp"
@@ -101,7 +106,7 @@ CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
           },
           "N>=1", "ranks"));
   cmd->add_option("-m,--size", a.size,
-                  "Message size: Bcast the whole buffer, Scatter one rank's block. Bytes, or a "
+                  "Message size: Bcast the whole buffer, Scatter and Alltoall one block. Bytes, or a "
                   "binary suffix: 4k = 4K = 4KiB = 4096, 1M = 1MiB, 1GiB")
       ->required()
       ->check(CLI::Validator(
@@ -302,6 +307,104 @@ int run_import(const ImportArgs& a) {
   return 0;
 }
 
+// ---- fit-signature ---------------------------------------------------------------------------
+
+struct FitArgs {
+  std::string input;
+  double alpha = 0.0;
+  double beta = 0.0;
+  std::string format = "text";
+};
+
+// CLI11's NonNegativeNumber prints its range as 0 to 1.8e308; say what is meant.
+CLI::Validator non_negative(std::string what, std::string example) {
+  return CLI::Validator(
+      [what, example](std::string& text) {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(v) && v >= 0.0) {
+          return std::string();
+        }
+        return fmt::format("{} must be a number >= 0, such as {}, not '{}'", what, example, text);
+      },
+      "X>=0", what);
+}
+
+CLI::App* add_fit(CLI::App& app, FitArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "fit-signature",
+      "Fit the All-to-All contention signature (gamma, delta, M; seed 000 eq. 5) to measured "
+      "completion times");
+  cmd->add_option("DATA", a.input,
+                  "CSV file: a header line naming the columns n,m_bytes,seconds (any order), then "
+                  "one measured All-to-All per line: processes, bytes per message, seconds")
+      ->required();
+  cmd->add_option("--alpha", a.alpha,
+                  "Hockney start-up alpha of one point-to-point message, seconds (e.g. 6e-5)")
+      ->required()
+      ->check(non_negative("--alpha", "6e-5"));
+  cmd->add_option("--beta", a.beta,
+                  "Hockney beta of one point-to-point message: seconds per byte, 1 / bandwidth "
+                  "(e.g. 8e-8 for 100 Mbit/s)")
+      ->required()
+      ->check(non_negative("--beta", "8e-8"));
+  cmd->add_option("--format", a.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->footer(
+      "Fits T = gamma (n-1)(alpha + m beta) + (n-1) delta [m >= M] by least squares on\n"
+      "relative residuals (weights 1/T^2). M is chosen among the measured sizes, or none, by\n"
+      "AIC; a delta must stand 3 standard errors above 0. At least 4 measurements over at\n"
+      "least 2 sizes; several n may be mixed. Prints gamma, delta, M, the fit quality, every\n"
+      "threshold tried, each measurement's residual, and the [alltoall] keys for the model\n"
+      "file (docs/MODELS.md, \"All-to-All (seed 000)\").\n"
+      "CSV example:\n"
+      "  # 24 processes, Fast Ethernet\n"
+      "  n,m_bytes,seconds\n"
+      "  24,1024,0.00333\n"
+      "  24,65536,0.3136\n"
+      "Examples:\n"
+      "  collsel fit-signature alltoall.csv --alpha 6e-5 --beta 8e-8\n"
+      "  collsel fit-signature alltoall.csv --alpha 6e-5 --beta 8e-8 --format json\n"
+      "Exit status: 0 ok, 2 bad arguments, or a CSV file that cannot be read, parsed or fitted\n"
+      "(the message names the file and line).");
+  return cmd;
+}
+
+int run_fit(const FitArgs& a) {
+  std::ifstream in(a.input, std::ios::binary);
+  if (!in) {
+    fmt::print(stderr, "collsel: {}: cannot read the file ({}); check the path\n", a.input,
+               std::strerror(errno));
+    return kExitBadArguments;
+  }
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  namespace fit = collsel::tools::fit_signature;
+  fit::CsvRead csv = fit::read_samples_csv(text, a.input);
+  print_diagnostics(csv.diagnostics);
+  if (collsel::has_errors(csv.diagnostics)) return kExitBadArguments;
+
+  fit::Result result;
+  result.source = a.input;
+  result.hockney = {a.alpha, a.beta};
+  result.rows = std::move(csv.rows);
+  std::vector<collsel::models::alltoall::Sample> samples;
+  for (const auto& row : result.rows) samples.push_back(row.sample);
+  result.fit = collsel::models::alltoall::fit_signature(samples, result.hockney);
+  if (result.fit.error) {
+    fmt::print(stderr,
+               "collsel: {}: cannot fit the signature: {}; measure at least {} points over at "
+               "least 2 sizes, every time > 0, with --alpha and --beta from a point-to-point "
+               "measurement\n",
+               a.input, *result.fit.error, collsel::models::alltoall::kMinSignatureSamples);
+    return kExitBadArguments;
+  }
+  const std::string out =
+      a.format == "json" ? fit::format_json(result) : fit::format_text(result);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 // CLI11 reports help and version as "errors" with exit code 0; every real parse error becomes 2.
 int parse_error_exit(CLI::App& app, const CLI::ParseError& e) {
   const int code = app.exit(e);
@@ -323,16 +426,19 @@ int main(int argc, char** argv) {
       "  collsel report collsel-logs\n"
       "  collsel list --coll bcast\n"
       "  collsel import-logp cluster.logp -o cluster.toml\n"
+      "  collsel fit-signature alltoall.csv --alpha 6e-5 --beta 8e-8\n"
       "Run `collsel COMMAND --help` for a command's options.");
 
   ExplainArgs explain_args;
   ReportArgs report_args;
   ListArgs list_args;
   ImportArgs import_args;
+  FitArgs fit_args;
   CLI::App* explain_cmd = add_explain(app, explain_args);
   CLI::App* report_cmd = add_report(app, report_args);
   CLI::App* list_cmd = add_list(app, list_args);
   CLI::App* import_cmd = add_import(app, import_args);
+  CLI::App* fit_cmd = add_fit(app, fit_args);
 
   try {
     app.parse(argc, argv);
@@ -344,6 +450,7 @@ int main(int argc, char** argv) {
     if (report_cmd->parsed()) return run_report(report_args);
     if (list_cmd->parsed()) return run_list(list_args);
     if (import_cmd->parsed()) return run_import(import_args);
+    if (fit_cmd->parsed()) return run_fit(fit_args);
   } catch (const std::exception& e) {
     // Unexpected (I/O error mid-write, a bug): one line, not an abort with a core dump.
     fmt::print(stderr, "collsel: internal error: {}\n", e.what());

@@ -168,6 +168,14 @@ bool is_segmented(const CostEntry& e, Collective coll) {
   return e.params.segment_bytes > 0 || (view != nullptr && view->segmented);
 }
 
+// The chosen parameter of an algorithm: its segment size, or its All-to-All window.
+std::string parameter_cell(const CostEntry& e, Collective coll) {
+  if (e.not_applicable) return "";
+  if (is_segmented(e, coll)) return tools::format_size(e.params.segment_bytes);
+  if (e.params.window > 0) return fmt::format("k = {}", e.params.window);
+  return "";
+}
+
 std::string predicted_cell(const CostEntry& e) {
   if (e.not_applicable) return "-";
   if (std::isnan(e.predicted_s)) return "no model";
@@ -176,15 +184,14 @@ std::string predicted_cell(const CostEntry& e) {
 
 std::string cost_table_text(const Explanation& e) {
   using A = tools::TextTable::Align;
-  tools::TextTable table({"", "algorithm", "predicted", "segment", ""},
+  tools::TextTable table({"", "algorithm", "predicted", "parameter", ""},
                          {A::left, A::left, A::right, A::right, A::left});
   const auto& rows = e.decision.table;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const CostEntry& c = rows[i];
     const bool chosen = static_cast<int>(i) == e.decision.winner;
-    const bool segmented = !c.not_applicable && is_segmented(c, e.shape.coll);
     table.add_row({chosen ? "->" : "", std::string(c.name), predicted_cell(c),
-                   segmented ? tools::format_size(c.params.segment_bytes) : "",
+                   parameter_cell(c, e.shape.coll),
                    c.not_applicable ? "n/a: " + *c.not_applicable : (chosen ? "chosen" : "")});
   }
   return table.render("  ");
@@ -211,7 +218,8 @@ json entry_json(const CostEntry& c, Collective coll) {
           {"reason", applicable ? json(nullptr) : json(*c.not_applicable)},
           {"predicted_s", applicable ? number_or_null(c.predicted_s) : json(nullptr)},
           {"segmented", applicable && is_segmented(c, coll)},
-          {"segment_bytes", c.params.segment_bytes}};
+          {"segment_bytes", c.params.segment_bytes},
+          {"window", c.params.window}};
 }
 
 }  // namespace
@@ -260,14 +268,15 @@ std::string format_text(const Explanation& e) {
   out += fmt::format("{:<10}{}, P = {}, m = {} ({} bytes{}), root {}\n\n", "call:",
                      collective_name(e.shape.coll), e.shape.comm_size,
                      tools::format_size(e.shape.bytes), e.shape.bytes,
-                     e.shape.coll == Collective::scatter ? " per block" : "", e.shape.root);
+                     e.shape.coll != Collective::bcast ? " per block" : "", e.shape.root);
   out += cost_table_text(e);
   out += '\n';
   const AlgoParams params = e.decision.params();
   out += fmt::format("{:<10}{}{}\n", "chosen:", e.decision.algorithm(),
                      params.segment_bytes > 0
                          ? fmt::format(", segment {}", tools::format_size(params.segment_bytes))
-                         : std::string());
+                     : params.window > 0 ? fmt::format(", window k = {}", params.window)
+                                         : std::string());
   out += fmt::format("{:<10}{} ({})\n", "rung:", rung_name(e.decision.rung),
                      rung_meaning(e.decision.rung));
   if (!e.decision.note.empty()) out += fmt::format("{:<10}{}\n", "note:", e.decision.note);
@@ -293,6 +302,7 @@ std::string format_json(const Explanation& e) {
       {"winner_index", e.decision.winner},
       {"predicted_s", number_or_null(e.decision.predicted_s())},
       {"segment_bytes", e.decision.params().segment_bytes},
+      {"window", e.decision.params().window},
       {"rung", std::string(rung_name(e.decision.rung))},
       {"note", e.decision.note},
       {"why", e.why}};

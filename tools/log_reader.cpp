@@ -69,6 +69,11 @@ class Fields {
     return v->get<std::uint64_t>();
   }
 
+  // A field added after version 1 was first written: absent in older logs means 0.
+  std::uint64_t count_or_zero(const char* key) {
+    return object_.contains(key) ? count(key) : 0;
+  }
+
   double number(const char* key) {
     const json* v = find(key, "a number");
     if (v == nullptr) return 0.0;
@@ -136,6 +141,7 @@ CallRecord parse_call(Fields& f) {
   c.root = f.small_int("root");
   c.algorithm = f.text("algorithm");
   c.segment_bytes = f.count("segment_bytes");
+  c.window = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("window"), 1u << 30));
   c.rung = f.text("rung");
   c.predicted_s = f.number_or_null("predicted_s");
   c.actual_s = f.number("actual_s");

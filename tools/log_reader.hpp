@@ -42,6 +42,7 @@ struct CallRecord {
   int root = 0;
   std::string algorithm;
   std::uint64_t segment_bytes = 0;
+  int window = 0;  // alltoall.windowed's exchanges in flight; absent in older logs
   std::string rung;
   std::optional<double> predicted_s;  // null in the log: no model applied
   double actual_s = 0.0;

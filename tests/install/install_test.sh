@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(sed -n 's/^libdir=\${prefix}\///p' "$build/collsel.pc")
 for f in "$libdir/libcollsel.so" include/collsel.h bin/collsel bin/collsel-calibrate \
-         "$libdir/pkgconfig/collsel.pc" libexec/collsel/examples/bcast_scatter; do
+         "$libdir/pkgconfig/collsel.pc" libexec/collsel/examples/collectives; do
   [[ -e $prefix/$f ]] || fail "$f not installed"
 done
 pc() { PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig pkg-config "$@" collsel; }
@@ -28,7 +28,7 @@ expect=$(realpath "$confdir/collsel.toml")
 [[ -e $configured ]] && expect=$configured
 logs=$prefix/logs
 COLLSEL_LOG_DIR=$logs timeout 120 "$mpiexec" -n 2 -genv LD_PRELOAD "$prefix/$libdir/libcollsel.so" \
-  "$prefix/libexec/collsel/examples/bcast_scatter" >/dev/null
+  "$prefix/libexec/collsel/examples/collectives" >/dev/null
 got=$(head -1 "$logs"/*/rank-00000.jsonl | sed -n 's/.*"config":"\([^"]*\)".*/\1/p')
 [[ $got == "$expect" ]] || fail "the installed shim read config '$got', expected '$expect'"
 "$prefix/bin/collsel" report "$logs" >/dev/null || fail "installed collsel report failed"

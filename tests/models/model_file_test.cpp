@@ -431,7 +431,8 @@ TEST(ModelFileErrors, EveryErrorIsReportedOnce) {
 TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(with_line(4, "colour = \"red\""),
                  "collsel: m.toml:4: unknown key 'colour' at the top level; remove it; valid keys "
-                 "at the top level: format_version, name, description, provenance, plogp, intra_node");
+                 "at the top level: format_version, name, description, provenance, plogp, "
+                 "intra_node, alltoall");
   expect_warning(with_line(12, "user = \"me\""),
                  "collsel: m.toml:12: unknown key 'user' in [provenance]; remove it; valid keys in "
                  "[provenance]: command, date, mpi_library, hosts, ranks, ranks_per_node, "
@@ -504,6 +505,176 @@ TEST(ModelFileWarnings, WarningsComeWithErrorsToo) {
   ASSERT_EQ(load.diagnostics.size(), 2u) << ::testing::PrintToString(messages(load));
   EXPECT_EQ(load.diagnostics[0].severity, Severity::warning);
   EXPECT_EQ(load.diagnostics[1].severity, Severity::error);
+}
+
+// --- [alltoall] ---
+
+alltoall::Contention sample_contention() {
+  alltoall::Contention c;
+  c.sample_ranks = 24;
+  c.hockney = {1.0 / 3.0 * 1e-4, 8.502e-9};
+  c.signature = {4.3628, 4.93e-3, 8192};
+  c.signature_fit = {12, 0.031, 0.0875};
+  c.beta_free_s_per_byte = 8.502e-9;
+  c.beta_contention_s_per_byte = 8.498189e-8;
+  c.rho_single = 0.1;
+  c.rho_flood = 0.5;
+  c.copy_s_per_byte = 2.5e-10;
+  return c;
+}
+
+void expect_same_contention(const alltoall::Contention& a, const alltoall::Contention& b) {
+  EXPECT_EQ(a.sample_ranks, b.sample_ranks);
+  EXPECT_EQ(a.hockney.alpha_s, b.hockney.alpha_s);
+  EXPECT_EQ(a.hockney.beta_s_per_byte, b.hockney.beta_s_per_byte);
+  EXPECT_EQ(a.signature.gamma, b.signature.gamma);
+  EXPECT_EQ(a.signature.delta_s, b.signature.delta_s);
+  EXPECT_EQ(a.signature.threshold_bytes, b.signature.threshold_bytes);
+  EXPECT_EQ(a.signature_fit.points, b.signature_fit.points);
+  EXPECT_EQ(a.signature_fit.rms_rel, b.signature_fit.rms_rel);
+  EXPECT_EQ(a.signature_fit.max_abs_rel, b.signature_fit.max_abs_rel);
+  EXPECT_EQ(a.beta_free_s_per_byte, b.beta_free_s_per_byte);
+  EXPECT_EQ(a.beta_contention_s_per_byte, b.beta_contention_s_per_byte);
+  EXPECT_EQ(a.rho_single, b.rho_single);
+  EXPECT_EQ(a.rho_flood, b.rho_flood);
+  EXPECT_EQ(a.copy_s_per_byte, b.copy_s_per_byte);
+}
+
+TEST(ModelFileAlltoall, AbsentSectionLeavesNoContention) {
+  const ModelLoad load = parse_model(join(kValidLines), kSource);
+  ASSERT_TRUE(load.model.has_value());
+  EXPECT_FALSE(load.model->alltoall.has_value());
+  EXPECT_EQ(write_model(*load.model).find("[alltoall]"), std::string::npos);
+}
+
+TEST(ModelFileAlltoall, RoundTripIsExact) {
+  ModelFile m = sample_model();
+  m.alltoall = sample_contention();
+  const std::string text = write_model(m);
+  const ModelLoad load = parse_model(text, kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load)) << "\n" << text;
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  expect_same(*load.model, m);
+  ASSERT_TRUE(load.model->alltoall.has_value());
+  expect_same_contention(*load.model->alltoall, *m.alltoall);
+  EXPECT_NE(text.find("\n[alltoall]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndelta_from_bytes = 8192"), std::string::npos) << text;
+
+  // No threshold: delta_from_bytes is left out and comes back as none.
+  m.alltoall->signature = {2.49754, 0.0, alltoall::kNoThreshold};
+  m.alltoall->sample_ranks = 0;
+  const std::string bare = write_model(m);
+  EXPECT_EQ(bare.find("\ndelta_from_bytes"), std::string::npos) << bare;
+  const ModelLoad back = parse_model(bare, kSource);
+  ASSERT_TRUE(back.model.has_value()) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.diagnostics.empty()) << ::testing::PrintToString(messages(back));
+  expect_same_contention(*back.model->alltoall, *m.alltoall);
+}
+
+// The valid file plus an [alltoall] section starting at line 20.
+std::string with_alltoall(const std::vector<std::string>& section) {
+  auto lines = kValidLines;
+  lines.push_back("[alltoall]");  // 20
+  lines.insert(lines.end(), section.begin(), section.end());
+  return join(lines);
+}
+
+TEST(ModelFileAlltoall, OptionalKeysTakeTheContentionFreeDefaults) {
+  const ModelLoad load = parse_model(
+      with_alltoall({"alpha_s = 6e-5", "beta_s_per_byte = 8.5e-9", "gamma = 1.0195"}), kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  ASSERT_TRUE(load.model->alltoall.has_value());
+  const alltoall::Contention& c = *load.model->alltoall;
+  EXPECT_EQ(c.sample_ranks, 0);
+  EXPECT_EQ(c.hockney.alpha_s, 6e-5);
+  EXPECT_EQ(c.signature.gamma, 1.0195);
+  EXPECT_EQ(c.signature.delta_s, 0.0);
+  EXPECT_EQ(c.signature.threshold_bytes, alltoall::kNoThreshold);
+  EXPECT_EQ(c.signature_fit.points, 0);
+  EXPECT_EQ(c.beta_free_s_per_byte, 8.5e-9);
+  EXPECT_EQ(c.beta_contention_s_per_byte, 8.5e-9);
+  EXPECT_EQ(c.rho_single, 0.0);
+  EXPECT_EQ(c.rho_flood, 0.0);
+  EXPECT_EQ(c.copy_s_per_byte, alltoall::kDefaultCopySecondsPerByte);
+  // Integers are numbers here too; rho_flood defaults to rho_single, beta_C to beta_F.
+  const ModelLoad ints = parse_model(
+      with_alltoall({"alpha_s = 0", "beta_s_per_byte = 0", "gamma = 2", "rho_single = 1",
+                     "beta_free_s_per_byte = 1e-9"}),
+      kSource);
+  ASSERT_TRUE(ints.model.has_value()) << ::testing::PrintToString(messages(ints));
+  EXPECT_EQ(ints.model->alltoall->signature.gamma, 2.0);
+  EXPECT_EQ(ints.model->alltoall->rho_flood, 1.0);
+  EXPECT_EQ(ints.model->alltoall->beta_contention_s_per_byte, 1e-9);
+}
+
+TEST(ModelFileAlltoall, MissingRequiredKeyNamesTheSectionLine) {
+  expect_error(with_alltoall({"alpha_s = 6e-5", "gamma = 1.0195"}),
+               "collsel: m.toml:20: missing required key 'beta_s_per_byte' in [alltoall]; " +
+                   regen("add beta_s_per_byte = 8.5e-9 in [alltoall]"));
+}
+
+TEST(ModelFileAlltoall, WrongTypesAndValuesRejectTheModel) {
+  const std::vector<std::string> base = {"alpha_s = 6e-5", "beta_s_per_byte = 8.5e-9",
+                                         "gamma = 1.0195"};  // lines 21-23
+  const auto with = [&](const std::string& extra) {
+    auto lines = base;
+    lines.push_back(extra);  // line 24
+    return with_alltoall(lines);
+  };
+  expect_error(with("delta_from_bytes = 2048.0"),
+               "collsel: m.toml:24: delta_from_bytes in [alltoall] must be an integer, not a "
+               "float; " +
+                   regen("write it as delta_from_bytes = 2048"));
+  expect_error(with("rho_flood = \"half\""),
+               "collsel: m.toml:24: rho_flood in [alltoall] must be a number, not a string; " +
+                   regen("write it as rho_flood = 0.5"));
+  expect_error(with("rho_flood = 1.5"),
+               "collsel: m.toml:24: rho_flood in [alltoall] is 1.5; it must be between 0 and 1; " +
+                   regen("correct it"));
+  expect_error(with("rho_single = nan"),
+               "collsel: m.toml:24: rho_single in [alltoall] is nan; it must be between 0 and 1; " +
+                   regen("correct it"));
+  expect_error(with("delta_s = -1e-3"),
+               "collsel: m.toml:24: delta_s in [alltoall] is -0.001; it must be a finite number "
+               ">= 0; " +
+                   regen("correct it"));
+  expect_error(with("copy_s_per_byte = inf"),
+               "collsel: m.toml:24: copy_s_per_byte in [alltoall] is inf; it must be a finite "
+               "number >= 0; " +
+                   regen("correct it"));
+  expect_error(with("delta_from_bytes = -1"),
+               "collsel: m.toml:24: delta_from_bytes in [alltoall] is -1; it must be >= 0; " +
+                   regen("correct it"));
+  expect_error(with("sample_ranks = 1"),
+               "collsel: m.toml:24: sample_ranks in [alltoall] is 1; it must be 0 (not measured) "
+               "or between 2 and 2147483647; " +
+                   regen("correct it"));
+  expect_error(with("fit_points = -3"),
+               "collsel: m.toml:24: fit_points in [alltoall] is -3; it must be between 0 and "
+               "2147483647; " +
+                   regen("correct it"));
+  expect_error(with_alltoall({"alpha_s = 6e-5", "beta_s_per_byte = 8.5e-9", "gamma = 0"}),
+               "collsel: m.toml:23: gamma in [alltoall] is 0; it must be a finite number > 0; " +
+                   regen("correct it"));
+  expect_error(with_line(4, "alltoall = 3"),
+               "collsel: m.toml:4: alltoall at the top level must be a table, not an integer; " +
+                   regen("write it as a [alltoall] section"));
+}
+
+TEST(ModelFileAlltoall, UnknownKeysAndAnInertDeltaWarn) {
+  expect_warning(with_alltoall({"alpha_s = 6e-5", "beta_s_per_byte = 8.5e-9", "gamma = 1.0195",
+                                "delta_ms = 8.23"}),
+                 "collsel: m.toml:24: unknown key 'delta_ms' in [alltoall]; remove it; valid keys "
+                 "in [alltoall]: sample_ranks, alpha_s, beta_s_per_byte, gamma, delta_s, "
+                 "delta_from_bytes, fit_points, fit_rms_rel, fit_max_abs_rel, "
+                 "beta_free_s_per_byte, beta_contention_s_per_byte, rho_single, rho_flood, "
+                 "copy_s_per_byte");
+  expect_warning(with_alltoall({"alpha_s = 6e-5", "beta_s_per_byte = 8.5e-9", "gamma = 1.0195",
+                                "delta_s = 8.23e-3"}),
+                 "collsel: m.toml:24: delta_s in [alltoall] is 0.00823 but there is no "
+                 "delta_from_bytes, so delta never applies; add delta_from_bytes = M (the "
+                 "smallest message size it applies to), or remove delta_s");
 }
 
 // --- files ---

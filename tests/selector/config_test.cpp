@@ -37,9 +37,12 @@ level = "off"
 buffer_records = 100
 [enable]
 scatter = false
+alltoall = false
 [override]
 bcast = "bcast.chain_segmented"
+alltoall = "alltoall.bruck"
 segment_bytes = 4096
+window = 3
 [selection]
 segment_unit_bytes = 4
 )",
@@ -56,6 +59,9 @@ segment_unit_bytes = 4
   EXPECT_EQ(c.policy.of(Collective::bcast).force, "bcast.chain_segmented");
   EXPECT_EQ(c.policy.segment_bytes, 4096u);
   EXPECT_EQ(c.policy.segment_unit_bytes, 4u);
+  EXPECT_FALSE(c.policy.of(Collective::alltoall).enabled);
+  EXPECT_EQ(c.policy.of(Collective::alltoall).force, "alltoall.bruck");
+  EXPECT_EQ(c.policy.window, 3);
 }
 
 TEST(Config, TheInstalledDefaultFileParsesCleanly) {
@@ -121,9 +127,10 @@ TEST(Config, SyntaxErrorIgnoresTheWholeFile) {
 
 TEST(Config, BadValuesAreReported) {
   const ConfigLoad load = parse_config(
-      "[log]\nlevel = \"loud\"\nbuffer_records = 3\n[override]\nsegment_bytes = 0\n", "c.toml");
+      "[log]\nlevel = \"loud\"\nbuffer_records = 3\n[override]\nsegment_bytes = 0\nwindow = -2\n",
+      "c.toml");
   const auto m = messages(load.diagnostics);
-  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0], "collsel: c.toml:2: unknown log level 'loud' in [log]; valid: trace, off; using trace");
   EXPECT_EQ(m[1],
             "collsel: c.toml:3: buffer_records = 3 in [log] is out of range; use 16 to 1000000; "
@@ -131,6 +138,10 @@ TEST(Config, BadValuesAreReported) {
   EXPECT_EQ(m[2],
             "collsel: c.toml:5: segment_bytes = 0 in [override] must be positive; use a size in "
             "bytes such as 8192, or remove it to let the model choose");
+  EXPECT_EQ(m[3],
+            "collsel: c.toml:6: window = -2 in [override] must be a positive count; use e.g. 4 "
+            "(exchanges in flight), or remove it to let the model choose");
+  EXPECT_FALSE(load.config.policy.window.has_value());
 }
 
 TEST(Config, EnvironmentWinsOverTheFile) {
@@ -142,6 +153,8 @@ TEST(Config, EnvironmentWinsOverTheFile) {
             {"COLLSEL_LOG_DIR", "b"},
             {"COLLSEL_MODEL", "m.toml"},
             {"COLLSEL_SEGMENT_BYTES", "1000"},
+            {"COLLSEL_FORCE_ALLTOALL", "alltoall.pairwise"},
+            {"COLLSEL_WINDOW", "5"},
             {"COLLSEL_LOG_LEVEL", "off"}};
   const ConfigLoad load = resolve_config(in);
   EXPECT_TRUE(load.diagnostics.empty());
@@ -151,13 +164,15 @@ TEST(Config, EnvironmentWinsOverTheFile) {
   EXPECT_EQ(load.config.model_path, "m.toml");  // relative to the working directory
   EXPECT_EQ(load.config.policy.segment_bytes, 1000u);
   EXPECT_EQ(load.config.log_level, LogLevel::off);
+  EXPECT_EQ(load.config.policy.of(Collective::alltoall).force, "alltoall.pairwise");
+  EXPECT_EQ(load.config.policy.window, 5);
 }
 
 TEST(Config, BadEnvironmentValuesNameTheVariable) {
   ConfigInputs in;
   in.env = {{"COLLSEL_FORCE_SCATTER", "scatter.tree"},
             {"COLLSEL_SEGMENT_BYTES", "12k"},
-            {"COLLSEL_DISABLE", "bcast,alltoall"}};
+            {"COLLSEL_DISABLE", "bcast,allgather"}};
   const ConfigLoad load = resolve_config(in);
   const auto m = messages(load.diagnostics);
   ASSERT_EQ(m.size(), 3u);
@@ -166,8 +181,8 @@ TEST(Config, BadEnvironmentValuesNameTheVariable) {
                       ", native; using the model's choice instead");
   EXPECT_EQ(m[1], "collsel: environment: COLLSEL_SEGMENT_BYTES: '12k' is not a positive number "
                   "of bytes; use e.g. 8192; the model chooses the segment size meanwhile");
-  EXPECT_EQ(m[2], "collsel: environment: COLLSEL_DISABLE: unknown collective 'alltoall'; valid: "
-                  "bcast, scatter, all (comma-separated)");
+  EXPECT_EQ(m[2], "collsel: environment: COLLSEL_DISABLE: unknown collective 'allgather'; valid: "
+                  "bcast, scatter, alltoall, all (comma-separated)");
   EXPECT_FALSE(load.config.policy.of(Collective::bcast).enabled);  // the valid part applies
   EXPECT_TRUE(load.config.policy.of(Collective::scatter).enabled);
 }

@@ -1,8 +1,8 @@
-/* End-to-end C program: Bcast and Scatter on MPI_COMM_WORLD, on a duplicate that is freed (the
-   shim's context must go with it), and an in-place Scatter; then a Bcast across an
+/* End-to-end C program: Bcast, Scatter and Alltoall on MPI_COMM_WORLD, on a duplicate that is
+   freed (the shim's context must go with it), an in-place Scatter and an in-place Alltoall; then a Bcast across an
    intercommunicator, which collsel leaves to the MPI library (not counted in N). Checks every
    value; prints "E2E calls=N errors=E" on rank 0, where N is the number of calls per rank that
-   collsel serves and logs. */
+   collsel serves and logs, followed by the collectives it called. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   const int sizes[] = {0, 1, 100, 5000, 70000};
   int* buf = malloc(sizeof(int) * 70000 * (size_t)size);
   int* mine = malloc(sizeof(int) * 70000);
+  int* out = malloc(sizeof(int) * 70000 * (size_t)size);
   for (int round = 0; round < 2; ++round) {
     MPI_Comm comm = MPI_COMM_WORLD;
     if (round == 1) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -28,7 +29,19 @@ int main(int argc, char** argv) {
       MPI_Scatter(buf, n, MPI_INT, rank == root ? MPI_IN_PLACE : mine, n, MPI_INT, root, comm);
       const int* got = rank == root ? buf + (size_t)rank * n : mine;
       for (int i = 0; i < n; ++i) errors += got[i] != rank * n + i + 11;
-      calls += 2;
+      /* Alltoall: element i of the block from rank r to rank d is r * 1000003 + d * 7 + i;
+         the duplicate's round runs it in place. */
+      int* in = round == 1 ? out : buf;
+      for (int d = 0; d < size; ++d)
+        for (int i = 0; i < n; ++i) in[(size_t)d * n + i] = rank * 1000003 + d * 7 + i;
+      if (round == 1) {
+        MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, MPI_INT, comm);
+      } else {
+        MPI_Alltoall(buf, n, MPI_INT, out, n, MPI_INT, comm);
+      }
+      for (int r = 0; r < size; ++r)
+        for (int i = 0; i < n; ++i) errors += out[(size_t)r * n + i] != r * 1000003 + rank * 7 + i;
+      calls += 3;
     }
     if (round == 1) MPI_Comm_free(&comm);
   }
@@ -49,7 +62,8 @@ int main(int argc, char** argv) {
   }
   long total = 0;
   MPI_Reduce(&errors, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) printf("E2E calls=%ld errors=%ld\n", calls, total);
+  if (rank == 0) printf("E2E calls=%ld errors=%ld colls=bcast,scatter,alltoall\n", calls, total);
+  free(out);
   free(buf);
   free(mine);
   MPI_Finalize();

@@ -5,13 +5,14 @@ program e2e_f08
   implicit none
   integer, parameter :: n = 500
   integer :: rank, nranks, root, i, errors, total, calls
-  integer, allocatable :: all(:)
+  integer, allocatable :: all(:), got(:)
+  integer :: src
   integer :: buf(n), mine(n)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
-  allocate(all(n * nranks))
+  allocate(all(n * nranks), got(n * nranks))
   errors = 0
   calls = 0
   do root = 0, nranks - 1
@@ -25,10 +26,21 @@ program e2e_f08
     do i = 1, n
       if (mine(i) /= rank * n + i) errors = errors + 1
     end do
-    calls = calls + 2
+    do src = 0, nranks - 1
+      all(src * n + 1 : src * n + n) = [(rank * 100003 + src * 7 + i + root, i = 1, n)]
+    end do
+    got = -1
+    call MPI_Alltoall(all, n, MPI_INTEGER, got, n, MPI_INTEGER, MPI_COMM_WORLD)
+    do src = 0, nranks - 1
+      do i = 1, n
+        if (got(src * n + i) /= src * 100003 + rank * 7 + i + root) errors = errors + 1
+      end do
+    end do
+    calls = calls + 3
   end do
   call MPI_Reduce(errors, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
-  if (rank == 0) print '(A,I0,A,I0)', 'E2E calls=', calls, ' errors=', total
+  if (rank == 0) print '(A,I0,A,I0,A)', 'E2E calls=', calls, ' errors=', total, &
+                        ' colls=bcast,scatter,alltoall'
   call MPI_Finalize()
   if (total /= 0) stop 1
 end program e2e_f08

@@ -1,6 +1,7 @@
-/* A plain MPI program, unaware of collsel: broadcasts and scatters over a range of message sizes
-   from several roots and checks every byte it receives. Run it under collsel with
-     mpiexec -n 4 -genv LD_PRELOAD /path/to/libcollsel.so ./bcast_scatter
+/* A plain MPI program, unaware of collsel: broadcasts, scatters and all-to-all exchanges over a
+   range of message sizes (Bcast and Scatter from several roots) and checks every value it
+   receives. Run it under collsel with
+     mpiexec -n 4 -genv LD_PRELOAD /path/to/libcollsel.so ./collectives
    Exit status 0 when every received value was right. */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
 
   int* data = malloc(sizeof(int) * (size_t)max_ints * (size_t)size);
   int* mine = malloc(sizeof(int) * (size_t)max_ints);
+  int* got = malloc(sizeof(int) * (size_t)max_ints * (size_t)size);
   for (long n = 1; n <= max_ints; n *= 4) {
     for (int rep = 0; rep < repeats; ++rep) {
       int root = rep % size;
@@ -33,17 +35,27 @@ int main(int argc, char** argv) {
       memset(mine, 0xff, sizeof(int) * (size_t)n);
       MPI_Scatter(data, (int)n, MPI_INT, mine, (int)n, MPI_INT, root, MPI_COMM_WORLD);
       for (long i = 0; i < n; ++i) errors += mine[i] != expected_value(root, rank * n + i);
-      calls += 2;
+
+      /* All-to-All with blocks of n / size ints (the whole buffer stays within max_ints). */
+      long b = n / size > 0 ? n / size : 1;
+      for (int d = 0; d < size; ++d)
+        for (long i = 0; i < b; ++i) data[d * b + i] = expected_value(rank, d * b + i + rep);
+      memset(got, 0xff, sizeof(int) * (size_t)b * (size_t)size);
+      MPI_Alltoall(data, (int)b, MPI_INT, got, (int)b, MPI_INT, MPI_COMM_WORLD);
+      for (int s = 0; s < size; ++s)
+        for (long i = 0; i < b; ++i) errors += got[s * b + i] != expected_value(s, rank * b + i + rep);
+      calls += 3;
     }
   }
   long total_errors = 0;
   MPI_Reduce(&errors, &total_errors, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("bcast_scatter: %d ranks, %ld collective calls per rank, %ld wrong values\n", size,
+    printf("collectives: %d ranks, %ld collective calls per rank, %ld wrong values\n", size,
            calls, total_errors);
   }
   free(data);
   free(mine);
+  free(got);
   MPI_Finalize();
   return total_errors == 0 ? 0 : 1;
 }
