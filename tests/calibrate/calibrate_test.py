@@ -4,7 +4,8 @@
 Cases:
   quick N     a --quick calibration at N ranks writes a model file that loads (collsel explain
               reads it without a word), with positive, sensibly ordered parameters and the
-              calibration facts (ranks, ranks per node, duration, spreads).
+              calibration facts (ranks, ranks per node, duration, spreads), and an [alltoall]
+              section fitted at n' = N that `collsel explain --coll alltoall` uses.
   interrupt   SIGINT to mpiexec mid-run leaves neither the model file nor a temporary file.
   validate    --validate writes the report, CSV and data files, covering every algorithm.
 """
@@ -31,7 +32,7 @@ def run(cmd, **kw):
 def case_quick(a, work):
     out = os.path.join(work, "m.toml")
     p = run([a.mpiexec, "-n", str(a.ranks), a.calibrate, "--quick", "--budget", "8",
-             "--max-bytes", "262144", "--name", "test", "-o", out])
+             "--alltoall-budget", "4", "--max-bytes", "262144", "--name", "test", "-o", out])
     if p.returncode != 0:
         fail(f"calibrate exited {p.returncode}: {p.stderr}")
     if "s left" not in p.stderr:
@@ -58,7 +59,24 @@ def case_quick(a, work):
         fail(f"provenance {pv}")
     if "collsel-calibrate --quick" not in pv["command"] or not pv["hosts"]:
         fail(f"provenance command/hosts {pv}")
-    print(f"quick calibration at {a.ranks} ranks: {len(sizes)} sizes in {pv['duration_s']:.1f} s")
+    # The All-to-All signature, fitted at n' = every rank over block sizes 64 B .. 256 KiB.
+    a2a = doc.get("alltoall")
+    if a2a is None:
+        fail(f"no [alltoall] section; stderr: {p.stderr}")
+    if a2a["sample_ranks"] != a.ranks or a2a["fit_points"] < 4 or a2a["gamma"] <= 0:
+        fail(f"[alltoall] {a2a}")
+    if not (a2a["alpha_s"] > 0 and a2a["beta_s_per_byte"] > 0 and a2a["copy_s_per_byte"] > 0):
+        fail(f"[alltoall] Hockney or copy cost not positive: {a2a}")
+    if not (0 <= a2a["rho_single"] <= 1 and 0 <= a2a["rho_flood"] <= 1):
+        fail(f"[alltoall] rho outside [0, 1]: {a2a}")
+    if "All-to-All signature at n'" not in p.stderr:
+        fail("the signature was not reported on stderr")
+    a2a_check = run([a.collsel, "explain", "--model", out, "--coll", "alltoall", "-P", "16",
+                     "-m", "4KiB"])
+    if a2a_check.returncode != 0 or "alltoall." not in a2a_check.stdout:
+        fail(f"collsel explain --coll alltoall failed: {a2a_check.stderr}")
+    print(f"quick calibration at {a.ranks} ranks: {len(sizes)} sizes in {pv['duration_s']:.1f} s, "
+          f"gamma {a2a['gamma']:.3g}")
 
 
 def case_interrupt(a, work):

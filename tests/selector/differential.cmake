@@ -38,6 +38,19 @@ foreach(entry IN LISTS entries)
     set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
   endforeach()
 endforeach()
+# The matrix runs alltoall.windowed with the window its model picks (often P-1); a fixed small
+# window exercises the sliding window's slot reuse.
+foreach(ranks 5 8)
+  set(name "differential.alltoall.windowed_k2.P${ranks}")
+  add_test("${name}" "@TIMEOUT@" 600 "@MPIEXEC@" -n ${ranks}
+    -genv LD_PRELOAD "$<TARGET_FILE:collsel>"
+    -genv COLLSEL_FORCE_ALLTOALL alltoall.windowed
+    -genv COLLSEL_WINDOW 2
+    -genv COLLSEL_LOG_LEVEL off
+    -genv COLLSEL_CONFIG /dev/null
+    "$<TARGET_FILE:differential>" alltoall alltoall.windowed)
+  set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
+endforeach()
 ]=])
 # @VAR@ references are expanded by string(CONFIGURE), $<...> by file(GENERATE).
 string(CONFIGURE "${content}" content @ONLY)
