@@ -7,6 +7,8 @@
 #include <ctime>
 #include <sstream>
 
+#include "models/text.hpp"
+
 namespace collsel::models {
 namespace {
 
@@ -14,13 +16,6 @@ constexpr std::string_view kHeader = "# LogP network performance data:";
 constexpr std::string_view kLatency = "# Latency =";
 constexpr std::string_view kFix = "logp_mpi writes TIME BYTES OS OS_MIN OS_CNFINT OR OR_MIN "
                                   "OR_CNFINT G per line, times in seconds";
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 std::string iso_date(long unix_time) {
   const std::time_t t = unix_time;
@@ -51,10 +46,10 @@ ModelLoad import_logp_mpi(std::string_view text, std::string_view source) {
   int line = 0;
   while (std::getline(in, raw)) {
     ++line;
-    const std::string_view s = trim(raw);
+    const std::string_view s = text::trim(raw);
     if (s.empty()) continue;
     if (s.starts_with(kHeader)) {
-      const std::string descr(trim(s.substr(kHeader.size())));
+      const std::string descr(text::trim(s.substr(kHeader.size())));
       if (!descr.empty()) model.name = descr;
       continue;
     }

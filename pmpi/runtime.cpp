@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -214,6 +215,25 @@ struct Runtime::Impl {
     return ctx.remember(shape, {d.winner, d.params(), d.rung, d.predicted_s()});
   }
 
+  // The one path of every served call once its shape is known: decide (cached), run the chosen
+  // algorithm of `registry` on the private communicator or `native()`, log the call.
+  template <class Call, class Native>
+  int serve(CommContext& ctx, const CallShape& shape, double start,
+            std::span<const Algorithm<Call>> registry, const Call& call, Native native) {
+    const Choice& choice = choose(ctx, shape);
+    std::string_view name = kNativeName;
+    int rc = MPI_SUCCESS;
+    if (choice.algorithm < 0) {
+      rc = native();
+    } else {
+      const auto& algorithm = registry[static_cast<std::size_t>(choice.algorithm)];
+      name = algorithm.view.name;
+      rc = algorithm.run(call, choice.params);
+    }
+    record(ctx, shape, choice, name, start, PMPI_Wtime());
+    return rc;
+  }
+
   void note_once(Collective coll, const std::string& note) {
     std::lock_guard lock(notes_mutex);
     if (!noted.insert(coll).second) return;
@@ -402,19 +422,9 @@ int Runtime::bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
   const CallShape shape{Collective::bcast, ctx.size(),
                         static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(type_size),
                         root};
-  const Choice& choice = I.choose(ctx, shape);
-  std::string_view name = kNativeName;
-  int rc = MPI_SUCCESS;
-  if (choice.algorithm < 0) {
-    rc = PMPI_Bcast(buffer, count, type, root, comm);
-  } else {
-    const auto& algorithm = bcast_registry()[static_cast<std::size_t>(choice.algorithm)];
-    name = algorithm.view.name;
-    rc = algorithm.run({buffer, count, type, root, ctx.comm(), ctx.rank(), ctx.size()},
-                       choice.params);
-  }
-  I.record(ctx, shape, choice, name, start, PMPI_Wtime());
-  return rc;
+  return I.serve(ctx, shape, start, bcast_registry(),
+                 BcastCall{buffer, count, type, root, ctx.comm(), ctx.rank(), ctx.size()},
+                 [&] { return PMPI_Bcast(buffer, count, type, root, comm); });
 }
 
 int Runtime::scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -444,20 +454,10 @@ int Runtime::scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   const CallShape shape{Collective::scatter, ctx.size(),
                         static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(type_size),
                         root};
-  const Choice& choice = I.choose(ctx, shape);
-  std::string_view name = kNativeName;
-  int rc = MPI_SUCCESS;
-  if (choice.algorithm < 0) {
-    rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  } else {
-    const auto& algorithm = scatter_registry()[static_cast<std::size_t>(choice.algorithm)];
-    name = algorithm.view.name;
-    rc = algorithm.run({sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        ctx.comm(), ctx.rank(), ctx.size()},
-                       choice.params);
-  }
-  I.record(ctx, shape, choice, name, start, PMPI_Wtime());
-  return rc;
+  return I.serve(ctx, shape, start, scatter_registry(),
+                 ScatterCall{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                             ctx.comm(), ctx.rank(), ctx.size()},
+                 native);
 }
 
 int Runtime::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -486,20 +486,10 @@ int Runtime::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   const CallShape shape{Collective::alltoall, ctx.size(),
                         static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(type_size),
                         0};
-  const Choice& choice = I.choose(ctx, shape);
-  std::string_view name = kNativeName;
-  int rc = MPI_SUCCESS;
-  if (choice.algorithm < 0) {
-    rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  } else {
-    const auto& algorithm = alltoall_registry()[static_cast<std::size_t>(choice.algorithm)];
-    name = algorithm.view.name;
-    rc = algorithm.run({sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ctx.comm(),
-                        ctx.rank(), ctx.size()},
-                       choice.params);
-  }
-  I.record(ctx, shape, choice, name, start, PMPI_Wtime());
-  return rc;
+  return I.serve(ctx, shape, start, alltoall_registry(),
+                 AlltoallCall{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                              ctx.comm(), ctx.rank(), ctx.size()},
+                 native);
 }
 
 const char* Runtime::last_algorithm() { return t_last_algorithm; }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "models/text.hpp"
 #include "tools/duration_format.hpp"
 #include "tools/text_table.hpp"
 
@@ -24,27 +25,15 @@ constexpr std::string_view kColumns[] = {"n", "m_bytes", "seconds"};
 constexpr std::string_view kFormatFix =
     "the file needs a header line n,m_bytes,seconds (any order) and one measurement per line";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
-    fields.push_back(trim(line.substr(start, comma - start)));
+    fields.push_back(text::trim(line.substr(start, comma - start)));
     if (comma == std::string_view::npos) return fields;
     start = comma + 1;
   }
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 template <class T>
@@ -77,7 +66,7 @@ std::optional<std::array<std::size_t, 3>> read_header(Reader& r, int line,
   std::set<std::string> seen;
   std::vector<std::string_view> unused;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string name = lower(names[i]);
+    const std::string name = text::lowercase(names[i]);
     if (!seen.insert(name).second) {
       r.error(line, fmt::format("column '{}' appears twice in the header", names[i]),
               "keep one column of each name");
@@ -186,7 +175,7 @@ CsvRead read_samples_csv(std::string_view text, std::string_view source) {
     const std::string_view raw = text.substr(start, end - start);
     start = end + 1;
     ++line;
-    const std::string_view content = trim(raw);
+    const std::string_view content = text::trim(raw);
     if (content.empty() || content.front() == '#') continue;
     const std::vector<std::string_view> fields = split(content);
     if (!at) {

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "models/text.hpp"
+
 namespace collsel::tools {
 namespace {
 
@@ -28,14 +30,8 @@ constexpr std::string_view kAccepted =
     "a whole number of bytes with an optional binary suffix, e.g. 0, 4096, 4k, 4KiB, 1M (= 1 MiB "
     "= 1048576), 1GiB";
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::optional<int> suffix_shift(std::string_view suffix) {
-  const std::string lower = lowercase(suffix);
+  const std::string lower = text::lowercase(suffix);
   for (const Suffix& s : kSuffixes) {
     if (s.spelling == lower) return s.shift;
   }

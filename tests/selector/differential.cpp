@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,28 @@ void bcast_case(Context& cx, MPI_Comm comm, const std::string& comm_name, const 
   }
 }
 
+// The end of a two-buffer case: collsel's buffers must equal the native call's (the send buffer
+// untouched), then the case's datatypes are freed.
+void compare_and_release(Context& cx, const std::string& where,
+                         const std::vector<unsigned char>& send_mine,
+                         const std::vector<unsigned char>& send_native,
+                         const std::vector<unsigned char>& recv_mine,
+                         const std::vector<unsigned char>& recv_native,
+                         std::initializer_list<const Layout*> layouts) {
+  if (recv_mine != recv_native) {
+    cx.failure.report(where + ": receive buffer differs from native", cx.world_rank);
+  }
+  if (send_mine != send_native) {
+    cx.failure.report(where + ": send buffer was modified", cx.world_rank);
+  }
+  for (const Layout* l : layouts) {
+    if (l->owned) {
+      MPI_Datatype t = l->type;
+      MPI_Type_free(&t);
+    }
+  }
+}
+
 void scatter_case(Context& cx, MPI_Comm comm, const std::string& comm_name, const Family& family,
                   int units, int root, bool in_place) {
   int rank, size;
@@ -279,18 +302,8 @@ void scatter_case(Context& cx, MPI_Comm comm, const std::string& comm_name, cons
     PMPI_Scatter(send_native.data(), send_items, send_layout.type, rn, recv_items,
                  recv_layout.type, root, comm);
   }
-  if (recv_mine != recv_native) {
-    cx.failure.report(where + ": receive buffer differs from native", cx.world_rank);
-  }
-  if (send_mine != send_native) {
-    cx.failure.report(where + ": send buffer was modified", cx.world_rank);
-  }
-  for (const Layout* l : {&recv_layout, &send_layout}) {
-    if (l->owned) {
-      MPI_Datatype t = l->type;
-      MPI_Type_free(&t);
-    }
-  }
+  compare_and_release(cx, where, send_mine, send_native, recv_mine, recv_native,
+                      {&recv_layout, &send_layout});
 }
 
 void alltoall_case(Context& cx, MPI_Comm comm, const std::string& comm_name, const Family& family,
@@ -327,18 +340,8 @@ void alltoall_case(Context& cx, MPI_Comm comm, const std::string& comm_name, con
     PMPI_Alltoall(sn, send_count, send_type, recv_native.data(), recv_items, recv_layout.type,
                   comm);
   }
-  if (recv_mine != recv_native) {
-    cx.failure.report(where + ": receive buffer differs from native", cx.world_rank);
-  }
-  if (send_mine != send_native) {
-    cx.failure.report(where + ": send buffer was modified", cx.world_rank);
-  }
-  for (const Layout* l : {&recv_layout, &send_layout}) {
-    if (l->owned) {
-      MPI_Datatype t = l->type;
-      MPI_Type_free(&t);
-    }
-  }
+  compare_and_release(cx, where, send_mine, send_native, recv_mine, recv_native,
+                      {&recv_layout, &send_layout});
 }
 
 void run_comm(Context& cx, MPI_Comm comm, const std::string& comm_name) {
