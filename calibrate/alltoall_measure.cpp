@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <numeric>
 
 #include "calibrate/plogp_measure.hpp"
 #include "selector/registry.hpp"
@@ -30,9 +29,9 @@ class Exchange {
 
   // One call of `algo` with blocks of m bytes; the slowest rank's time.
   double time(const Algorithm<AlltoallCall>& algo, std::uint64_t m) {
-    const AlltoallCall call{send_.data(), static_cast<int>(m), MPI_BYTE, recv_.data(),
-                            static_cast<int>(m),  MPI_BYTE,           comm_,
-                            rank_,        size_};
+    const int count = static_cast<int>(m);
+    const AlltoallCall call{send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE,
+                            comm_, rank_, size_};
     MPI_Barrier(comm_);
     const double t0 = MPI_Wtime();
     algo.run(call, AlgoParams{});
