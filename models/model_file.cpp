@@ -15,13 +15,19 @@
 #include <span>
 #include <sstream>
 
+#include "models/contention/rules.hpp"
+
 namespace collsel::models {
 namespace {
 
 // Model files are written by collsel-calibrate, so regenerating is the fix that always works.
 constexpr std::string_view kRegenerate = "re-run collsel-calibrate to regenerate the file";
 
-enum class Kind { integer, number, string, date, strings, integers, numbers, table };
+enum class Kind {
+  integer, number, string, date, strings, integers, numbers, table,
+  tables,  // an array of tables ([[contention.graph]])
+  edges,   // a string "0>1 0>2" or an array of [src, dst] pairs
+};
 
 struct KeySpec {
   std::string_view key;
@@ -40,6 +46,8 @@ constexpr KeySpec kTopKeys[] = {
     {"plogp", Kind::table, true, ""},
     {"intra_node", Kind::table, false, ""},
     {"alltoall", Kind::table, false, ""},
+    {"contention", Kind::table, false, ""},
+    {"logfp", Kind::table, false, ""},
 };
 
 constexpr KeySpec kProvenanceKeys[] = {
@@ -83,6 +91,36 @@ constexpr KeySpec kAlltoallKeys[] = {
     {"rho_single", Kind::number, false, "0.1"},
     {"rho_flood", Kind::number, false, "0.5"},
     {"copy_s_per_byte", Kind::number, false, "2.5e-10"},
+};
+
+// [contention]: the penalty rule and what the calibration measured (models/contention/params.hpp).
+constexpr KeySpec kContentionKeys[] = {
+    {"rule", Kind::string, true, "\"gige\""},
+    {"use", Kind::string, false, "\"auto\""},
+    {"alpha_s_per_byte", Kind::number, true, "8.5e-9"},
+    {"intra_alpha_s_per_byte", Kind::number, false, "2.5e-10"},
+    {"reference_bytes", Kind::number, false, "1048576"},
+    {"gige_beta", Kind::number, false, "0.75"},
+    {"gige_gamma_i", Kind::number, false, "0.036"},
+    {"gige_gamma_o", Kind::number, false, "0.115"},
+    {"graph", Kind::tables, false, "[[contention.graph]]"},
+};
+
+// One [[contention.graph]]: a measured static-synchronous graph and its first-step penalties.
+constexpr KeySpec kGraphKeys[] = {
+    {"name", Kind::string, false, "\"out-star-2\""},
+    {"edges", Kind::edges, true, "\"0>1 0>2\""},
+    {"penalties", Kind::numbers, true, "[1.5, 1.5]"},
+};
+
+// [logfp]: seed 004's parameters from the 1:P-P:1 benchmark (models/logfp/logfp.hpp).
+constexpr KeySpec kLogfpKeys[] = {
+    {"latency_s", Kind::number, true, "4.6e-6"},
+    {"o_min_s", Kind::number, true, "1.8e-7"},
+    {"o_max_s", Kind::number, true, "1.6e-6"},
+    {"gap_s", Kind::number, true, "2e-6"},
+    {"f", Kind::integer, true, "8"},
+    {"max_bytes", Kind::integer, true, "1"},
 };
 
 // A TOML table together with how messages name it.
@@ -130,6 +168,8 @@ std::string_view expected_name(Kind k) {
     case Kind::integers: return "an array of integers";
     case Kind::numbers: return "an array of numbers";
     case Kind::table: return "a table";
+    case Kind::tables: return "an array of tables";
+    case Kind::edges: return "a string of SRC>DST edges or an array of [src, dst] pairs";
   }
   return "a value";
 }
@@ -160,12 +200,17 @@ bool matches(const toml::node& n, Kind k) {
     case Kind::integers:
     case Kind::numbers: return n.is_array();
     case Kind::table: return n.is_table();
+    case Kind::tables: return n.is_array_of_tables();
+    case Kind::edges: return n.is_string() || n.is_array();
   }
   return false;
 }
 
 std::string write_it_as(const KeySpec& k) {
   if (k.kind == Kind::table) return or_regenerate(fmt::format("write it as a [{}] section", k.key));
+  if (k.kind == Kind::tables) {
+    return or_regenerate(fmt::format("write each entry as a {} section", k.example));
+  }
   return or_regenerate(fmt::format("write it as {} = {}", k.key, k.example));
 }
 
@@ -536,6 +581,208 @@ std::optional<alltoall::Contention> read_alltoall(Reader& r, const toml::table& 
   return c;
 }
 
+int error_count(const Reader& r) {
+  return static_cast<int>(std::count_if(r.out.begin(), r.out.end(), [](const Diagnostic& d) {
+    return d.severity == Diagnostic::Severity::error;
+  }));
+}
+
+bool finite_any(double v) { return std::isfinite(v); }
+
+// A string key naming one of a fixed set of values (`names` lists them for the message).
+template <class T, class Parse>
+std::optional<T> read_named(Reader& r, const Section& s, std::string_view key, Parse parse,
+                            std::string_view names) {
+  const toml::node* n = find(r, s, key);
+  if (n == nullptr) return std::nullopt;
+  const std::string v = n->as_string()->get();
+  if (std::optional<T> t = parse(v)) return t;
+  r.error(line_of(*n),
+          fmt::format("{} {} is \"{}\"; it must be one of {}", key, s.where, v, names),
+          or_regenerate("correct it"));
+  return std::nullopt;
+}
+
+constexpr std::pair<contention::Use, std::string_view> kUseNames[] = {
+    {contention::Use::automatic, "auto"},
+    {contention::Use::always, "always"},
+    {contention::Use::never, "never"},
+};
+constexpr std::string_view kUseNameList = "auto, always, never";
+
+std::string_view use_name(contention::Use use) {
+  for (const auto& [u, name] : kUseNames) {
+    if (u == use) return name;
+  }
+  return "auto";
+}
+
+std::optional<contention::Use> use_from_name(std::string_view name) {
+  for (const auto& [u, n] : kUseNames) {
+    if (n == name) return u;
+  }
+  return std::nullopt;
+}
+
+// A node index: decimal digits only, within int.
+std::optional<int> node_index(std::string_view text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;  // 9 digits always fit in int
+  int v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// edges = "0>1 0>2" (whitespace-separated SRC>DST) or [[0, 1], [0, 2]]: what people write by
+// hand, and what the writer uses (the string: one line, readable as the graph).
+std::optional<std::vector<contention::Edge>> read_edges(Reader& r, const Section& s) {
+  const toml::node* n = find(r, s, "edges");
+  if (n == nullptr) return std::nullopt;
+  const auto bad = [&](int line, const std::string& problem) {
+    r.error(line, fmt::format("edges {} {}", s.where, problem),
+            or_regenerate("write edges as \"0>1 0>2\" or [[0, 1], [0, 2]] (node indices)"));
+    return std::optional<std::vector<contention::Edge>>();
+  };
+  std::vector<contention::Edge> edges;
+  if (const auto* text = n->as_string()) {
+    std::istringstream words(text->get());
+    std::string w;
+    while (words >> w) {
+      const auto gt = w.find('>');
+      const auto src = gt == std::string::npos ? std::nullopt : node_index(w.substr(0, gt));
+      const auto dst = gt == std::string::npos ? std::nullopt : node_index(w.substr(gt + 1));
+      if (!src || !dst) {
+        return bad(line_of(*n), fmt::format("has '{}', which is not SRC>DST with node indices "
+                                            "(e.g. 0>1)", w));
+      }
+      edges.push_back({*src, *dst});
+    }
+  } else {
+    const toml::array& a = *n->as_array();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const toml::array* pair = a[i].as_array();
+      const bool ok = pair != nullptr && pair->size() == 2 && (*pair)[0].is_integer() &&
+                      (*pair)[1].is_integer();
+      const auto get = [&](std::size_t k) { return (*pair)[k].as_integer()->get(); };
+      if (!ok || get(0) < 0 || get(1) < 0 || get(0) > INT_MAX || get(1) > INT_MAX) {
+        return bad(line_of(a[i]), fmt::format("[{}] is not a [src, dst] pair of node indices "
+                                              "(integers >= 0)", i));
+      }
+      edges.push_back({static_cast<int>(get(0)), static_cast<int>(get(1))});
+    }
+  }
+  if (edges.empty()) return bad(line_of(*n), "is empty; a measured graph has at least one edge");
+  for (const contention::Edge& e : edges) {
+    if (e.src == e.dst) {
+      return bad(line_of(*n), fmt::format("has the self-loop {}>{}; an edge joins two different "
+                                          "nodes", e.src, e.dst));
+    }
+  }
+  return edges;
+}
+
+std::optional<contention::MeasuredGraph> read_graph(Reader& r, const toml::table& t) {
+  const Section s{t, "in [[contention.graph]]", kGraphKeys, line_of(t)};
+  warn_unknown_keys(r, s);
+  contention::MeasuredGraph g;
+  read_string(r, s, "name", g.name);
+  auto edges = read_edges(r, s);
+  // A measured penalty may be below 1 (noise); it is a time ratio, so it is positive.
+  const auto penalties = read_array<double>(
+      r, s, "penalties", Kind::number, Empty::rejected,
+      [](Reader& rr, const toml::node& e, const std::string& what) -> std::optional<double> {
+        const double v = number_of(e);
+        if (finite_positive(v)) return v;
+        rr.error(line_of(e), fmt::format("{} is {}; it must be a finite number > 0", what, v),
+                 or_regenerate("correct it"));
+        return std::nullopt;
+      });
+  if (!edges || !penalties.ok) return std::nullopt;
+  if (penalties.values.size() != edges->size()) {
+    r.error(penalties.line,
+            fmt::format("penalties {} has {} values but edges has {} edges", s.where,
+                        penalties.values.size(), edges->size()),
+            or_regenerate("give one penalty per edge, in the order of edges"));
+    return std::nullopt;
+  }
+  g.edges = std::move(*edges);
+  g.penalties = penalties.values;
+  return g;
+}
+
+std::optional<contention::Params> read_contention(Reader& r, const toml::table& t) {
+  const Section s{t, "in [contention]", kContentionKeys, line_of(t)};
+  const int errors_before = error_count(r);
+  warn_unknown_keys(r, s);
+  contention::Params p;
+  if (auto v = read_named<contention::RuleKind>(r, s, "rule", contention::rule_from_name,
+                                                contention::rule_names())) {
+    p.rule = *v;
+  }
+  if (auto v = read_named<contention::Use>(r, s, "use", use_from_name, kUseNameList)) p.use = *v;
+  const std::string_view positive = "a finite number > 0", nonneg = "a finite number >= 0";
+  if (auto v = read_checked_number(r, s, "alpha_s_per_byte", finite_positive, positive)) {
+    p.alpha_s_per_byte = *v;
+  }
+  if (auto v = read_checked_number(r, s, "intra_alpha_s_per_byte", finite_nonneg, nonneg)) {
+    p.intra_alpha_s_per_byte = *v;
+  }
+  if (auto v = read_checked_number(r, s, "reference_bytes", finite_nonneg, nonneg)) {
+    p.reference_bytes = *v;
+  }
+  if (auto v = read_checked_number(r, s, "gige_beta", finite_positive, positive)) {
+    p.gige.beta = *v;
+  }
+  if (auto v = read_checked_number(r, s, "gige_gamma_i", finite_any, "a finite number")) {
+    p.gige.gamma_i = *v;
+  }
+  if (auto v = read_checked_number(r, s, "gige_gamma_o", finite_any, "a finite number")) {
+    p.gige.gamma_o = *v;
+  }
+  if (const toml::node* n = find(r, s, "graph")) {
+    for (const toml::node& g : *n->as_array()) {
+      if (auto graph = read_graph(r, *g.as_table())) p.measured.push_back(std::move(*graph));
+    }
+  }
+  if (error_count(r) != errors_before) return std::nullopt;
+  // Every condition is checked above with its line; this catches a gap between the two lists.
+  if (auto reason = p.invalid_reason()) {
+    r.error(s.line, fmt::format("[contention]: {}", *reason), or_regenerate("correct it"));
+    return std::nullopt;
+  }
+  return p;
+}
+
+std::optional<logfp::Params> read_logfp(Reader& r, const toml::table& t) {
+  const Section s{t, "in [logfp]", kLogfpKeys, line_of(t)};
+  const int errors_before = error_count(r);
+  warn_unknown_keys(r, s);
+  logfp::Params p;
+  const std::string_view nonneg = "a finite number >= 0";
+  using Field = double logfp::Params::*;
+  const std::pair<std::string_view, Field> times[] = {{"latency_s", &logfp::Params::latency_s},
+                                                      {"o_min_s", &logfp::Params::o_min_s},
+                                                      {"o_max_s", &logfp::Params::o_max_s},
+                                                      {"gap_s", &logfp::Params::gap_s}};
+  for (const auto& [key, field] : times) {
+    if (auto v = read_checked_number(r, s, key, finite_nonneg, nonneg)) p.*field = *v;
+  }
+  if (auto v = read_integer(r, s, "f", 1, INT_MAX, fmt::format("between 1 and {}", INT_MAX))) {
+    p.f = static_cast<int>(*v);
+  }
+  if (auto v = read_integer(r, s, "max_bytes", 0, INT64_MAX, ">= 0")) {
+    p.max_bytes = static_cast<std::uint64_t>(*v);
+  }
+  if (error_count(r) != errors_before) return std::nullopt;
+  if (auto reason = p.invalid_reason()) {
+    r.error(s.line, fmt::format("[logfp]: {}", *reason), or_regenerate("correct it"));
+    return std::nullopt;
+  }
+  return p;
+}
+
 ModelLoad parse_root(const toml::table& root, std::string_view source) {
   ModelLoad load;
   Reader r{source, load.diagnostics};
@@ -557,6 +804,8 @@ ModelLoad parse_root(const toml::table& root, std::string_view source) {
     if (auto reason = intra.invalid_reason(); !reason) model.intra_node = std::move(intra);
   }
   if (const auto* t = read_table(r, top, "alltoall")) model.alltoall = read_alltoall(r, *t);
+  if (const auto* t = read_table(r, top, "contention")) model.contention = read_contention(r, *t);
+  if (const auto* t = read_table(r, top, "logfp")) model.logfp = read_logfp(r, *t);
   if (has_errors(load.diagnostics)) return load;
   // Every condition is checked above with its line; this catches a gap between the two lists.
   if (auto reason = model.plogp.invalid_reason()) {
@@ -718,6 +967,52 @@ std::string alltoall_body(const alltoall::Contention& c) {
   return out;
 }
 
+std::string edges_text(const std::vector<contention::Edge>& edges) {
+  std::string out;
+  for (const contention::Edge& e : edges) {
+    out += fmt::format("{}{}>{}", out.empty() ? "" : " ", e.src, e.dst);
+  }
+  return out;
+}
+
+std::string contention_body(const contention::Params& c) {
+  std::string out;
+  out += fmt::format("rule = {}  # penalty rule: {}\n", toml_string(contention::rule_name(c.rule)),
+                     contention::rule_names());
+  out += fmt::format("use = {}  # schedule simulation: {}\n", toml_string(use_name(c.use)),
+                     kUseNameList);
+  out += fmt::format("alpha_s_per_byte = {}  # 1 / effective bandwidth between nodes\n",
+                     toml_float(c.alpha_s_per_byte));
+  out += fmt::format("intra_alpha_s_per_byte = {}  # between two ranks of one node (0: unknown)\n",
+                     toml_float(c.intra_alpha_s_per_byte));
+  out += fmt::format("reference_bytes = {}  # message size of the measured graphs\n",
+                     toml_float(c.reference_bytes));
+  out += fmt::format("gige_beta = {}  # seed 002 section V.A\n", toml_float(c.gige.beta));
+  out += fmt::format("gige_gamma_i = {}\n", toml_float(c.gige.gamma_i));
+  out += fmt::format("gige_gamma_o = {}\n", toml_float(c.gige.gamma_o));
+  for (const contention::MeasuredGraph& g : c.measured) {
+    out += "\n[[contention.graph]]\n";
+    out += fmt::format("name = {}\n", toml_string(g.name));
+    out += fmt::format("edges = {}\n", toml_string(edges_text(g.edges)));
+    out += fmt::format("penalties = {}  # first step, per edge\n",
+                       toml_array(g.penalties, toml_float));
+  }
+  return out;
+}
+
+std::string logfp_body(const logfp::Params& p) {
+  std::string out;
+  out += fmt::format("latency_s = {}  # L, seconds\n", toml_float(p.latency_s));
+  out += fmt::format("o_min_s = {}  # o(P) = o_min + o_max / P\n", toml_float(p.o_min_s));
+  out += fmt::format("o_max_s = {}\n", toml_float(p.o_max_s));
+  out += fmt::format("gap_s = {}  # g, paid by every message after the first f\n",
+                     toml_float(p.gap_s));
+  out += fmt::format("f = {}  # messages sent without paying g\n", p.f);
+  out += fmt::format("max_bytes = {}  # the model serves messages up to this size\n",
+                     p.max_bytes);
+  return out;
+}
+
 }  // namespace
 
 std::string write_model(const ModelFile& m) {
@@ -747,6 +1042,16 @@ std::string write_model(const ModelFile& m) {
     out += "\n# All-to-All contention (seed 000; docs/MODELS.md, \"All-to-All (seed 000)\")\n";
     out += "[alltoall]\n";
     out += alltoall_body(*m.alltoall);
+  }
+  if (m.contention) {
+    out += "\n# contention graphs (seeds 002, 003; docs/MODELS.md, \"Model file\")\n";
+    out += "[contention]\n";
+    out += contention_body(*m.contention);
+  }
+  if (m.logfp) {
+    out += "\n# LogfP for small messages (seed 004; docs/MODELS.md, \"Model file\")\n";
+    out += "[logfp]\n";
+    out += logfp_body(*m.logfp);
   }
   return out;
 }

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "models/alltoall/contention.hpp"
+#include "models/contention/params.hpp"
 #include "models/diagnostic.hpp"
+#include "models/logfp/logfp.hpp"
 #include "models/plogp/params.hpp"
 
 namespace collsel::models {
@@ -40,6 +42,11 @@ struct ModelFile {
   // The All-to-All contention signature and throughput parameters (seed 000), when the
   // calibration measured them. Absent: the All-to-All models use alltoall::contention_free(plogp).
   std::optional<alltoall::Contention> alltoall;
+  // Contention graphs (seeds 002, 003): the penalty rule, the Gigabit Ethernet parameters and the
+  // static-synchronous graphs the calibration measured. Absent: no schedule simulation.
+  std::optional<models::contention::Params> contention;
+  // LogfP (seed 004) for small messages, from the 1:P-P:1 benchmark. Absent: not measured.
+  std::optional<models::logfp::Params> logfp;
 };
 
 struct ModelLoad {

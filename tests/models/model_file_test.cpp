@@ -432,7 +432,7 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(with_line(4, "colour = \"red\""),
                  "collsel: m.toml:4: unknown key 'colour' at the top level; remove it; valid keys "
                  "at the top level: format_version, name, description, provenance, plogp, "
-                 "intra_node, alltoall");
+                 "intra_node, alltoall, contention, logfp");
   expect_warning(with_line(12, "user = \"me\""),
                  "collsel: m.toml:12: unknown key 'user' in [provenance]; remove it; valid keys in "
                  "[provenance]: command, date, mpi_library, hosts, ranks, ranks_per_node, "
@@ -675,6 +675,281 @@ TEST(ModelFileAlltoall, UnknownKeysAndAnInertDeltaWarn) {
                  "collsel: m.toml:24: delta_s in [alltoall] is 0.00823 but there is no "
                  "delta_from_bytes, so delta never applies; add delta_from_bytes = M (the "
                  "smallest message size it applies to), or remove delta_s");
+}
+
+// --- [contention] and [logfp] ---
+
+contention::Params sample_contention_params() {
+  contention::Params c;
+  c.rule = contention::RuleKind::gige;
+  c.use = contention::Use::always;
+  c.alpha_s_per_byte = 1.0 / 11.8e6;  // 100 Mbit/s emulated links, no short decimal form
+  c.intra_alpha_s_per_byte = 2.5e-10;
+  c.reference_bytes = 1048576;
+  c.gige = {0.7512345678901234, -0.0125, 0.115};
+  // Seed 002 Fig. 2: 1.5 for each edge of an outgoing conflict of 2 on Gigabit Ethernet.
+  c.measured.push_back({"out-star-2", {{0, 1}, {0, 2}}, {1.5, 1.5}});
+  // A measured penalty may come out below 1 (penalty_fit.hpp): the file keeps it as measured.
+  c.measured.push_back({"fig1 \"mix\"", {{0, 1}, {0, 2}, {2, 1}, {2, 1}}, {1.75, 1.0 / 3.0, 0.97, 2}});
+  return c;
+}
+
+void expect_same_contention_params(const contention::Params& a, const contention::Params& b) {
+  EXPECT_EQ(a.rule, b.rule);
+  EXPECT_EQ(a.use, b.use);
+  EXPECT_EQ(a.alpha_s_per_byte, b.alpha_s_per_byte);
+  EXPECT_EQ(a.intra_alpha_s_per_byte, b.intra_alpha_s_per_byte);
+  EXPECT_EQ(a.reference_bytes, b.reference_bytes);
+  EXPECT_EQ(a.gige, b.gige);
+  ASSERT_EQ(a.measured.size(), b.measured.size());
+  for (std::size_t i = 0; i < a.measured.size(); ++i) {
+    EXPECT_EQ(a.measured[i].name, b.measured[i].name) << i;
+    EXPECT_EQ(a.measured[i].edges, b.measured[i].edges) << i;
+    EXPECT_EQ(a.measured[i].penalties, b.measured[i].penalties) << i;
+  }
+}
+
+logfp::Params sample_logfp() {
+  logfp::Params p;
+  // Seed 004 section 5.1: o_min = 0.18 us, o(1) = o_min + o_max = 1.6 us.
+  p.latency_s = 4.6e-6;
+  p.o_min_s = 0.18e-6;
+  p.o_max_s = 1.42e-6;
+  p.gap_s = 1.0 / 7.0 * 1e-5;
+  p.f = 9;
+  p.max_bytes = 1;
+  return p;
+}
+
+TEST(ModelFileContention, AbsentSectionsLeaveNothing) {
+  const ModelLoad load = parse_model(join(kValidLines), kSource);
+  ASSERT_TRUE(load.model.has_value());
+  EXPECT_FALSE(load.model->contention.has_value());
+  EXPECT_FALSE(load.model->logfp.has_value());
+  const std::string text = write_model(*load.model);
+  EXPECT_EQ(text.find("[contention]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[logfp]"), std::string::npos) << text;
+}
+
+TEST(ModelFileContention, RoundTripIsExact) {
+  ModelFile m = sample_model();
+  m.alltoall = sample_contention();
+  m.contention = sample_contention_params();
+  m.logfp = sample_logfp();
+  const std::string text = write_model(m);
+  const ModelLoad load = parse_model(text, kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load)) << "\n" << text;
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  expect_same(*load.model, m);
+  expect_same_contention(*load.model->alltoall, *m.alltoall);
+  ASSERT_TRUE(load.model->contention.has_value());
+  expect_same_contention_params(*load.model->contention, *m.contention);
+  ASSERT_TRUE(load.model->logfp.has_value());
+  const logfp::Params& lf = *load.model->logfp;
+  EXPECT_EQ(lf.latency_s, m.logfp->latency_s);
+  EXPECT_EQ(lf.o_min_s, m.logfp->o_min_s);
+  EXPECT_EQ(lf.o_max_s, m.logfp->o_max_s);
+  EXPECT_EQ(lf.gap_s, m.logfp->gap_s);
+  EXPECT_EQ(lf.f, 9);
+  EXPECT_EQ(lf.max_bytes, 1u);
+  // The layout people read: the rule by name, edges as one line, graphs as an array of tables.
+  EXPECT_NE(text.find("\n[contention]\nrule = \"gige\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\nuse = \"always\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\n[[contention.graph]]\nname = \"out-star-2\"\nedges = \"0>1 0>2\"\n"
+                      "penalties = [1.5, 1.5]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nedges = \"0>1 0>2 2>1 2>1\"\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n[logfp]\nlatency_s = 4.6e-06"), std::string::npos) << text;
+  EXPECT_LT(text.find("[alltoall]"), text.find("[contention]"));
+  EXPECT_LT(text.find("[[contention.graph]]"), text.find("[logfp]"));
+
+  // Without measured graphs, every use and every rule survive too.
+  for (const auto rule : {contention::RuleKind::fair, contention::RuleKind::infiniband,
+                          contention::RuleKind::myrinet}) {
+    for (const auto use : {contention::Use::automatic, contention::Use::never}) {
+      m.contention->rule = rule;
+      m.contention->use = use;
+      m.contention->measured.clear();
+      const ModelLoad back = parse_model(write_model(m), kSource);
+      ASSERT_TRUE(back.model.has_value()) << ::testing::PrintToString(messages(back));
+      expect_same_contention_params(*back.model->contention, *m.contention);
+    }
+  }
+}
+
+// The valid file plus a section starting at line 20 (its header is `header`).
+std::string with_section(const std::string& header, const std::vector<std::string>& section) {
+  auto lines = kValidLines;
+  lines.push_back(header);  // 20
+  lines.insert(lines.end(), section.begin(), section.end());
+  return join(lines);
+}
+
+TEST(ModelFileContention, HandWrittenSectionTakesTheDefaults) {
+  const ModelLoad load = parse_model(
+      with_section("[contention]",
+                   {"rule = \"infiniband\"", "alpha_s_per_byte = 5.105e-10",  // seed 003 sec. 5
+                    "[[contention.graph]]", "edges = [[0, 1], [0, 2], [3, 1]]",
+                    "penalties = [2, 2, 1]", "[[contention.graph]]", "name = \"in\"",
+                    "edges = \"  1>0\t2>0 \"", "penalties = [2, 2.0]"}),
+      kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  ASSERT_TRUE(load.model->contention.has_value());
+  const contention::Params& c = *load.model->contention;
+  EXPECT_EQ(c.rule, contention::RuleKind::infiniband);
+  EXPECT_EQ(c.use, contention::Use::automatic);
+  EXPECT_EQ(c.alpha_s_per_byte, 5.105e-10);
+  EXPECT_EQ(c.intra_alpha_s_per_byte, 0.0);
+  EXPECT_EQ(c.reference_bytes, 0.0);
+  // Absent Gigabit Ethernet parameters are seed 002's own (section V.A, Fig. 4).
+  EXPECT_EQ(c.gige.beta, 0.75);
+  EXPECT_EQ(c.gige.gamma_i, 0.036);
+  EXPECT_EQ(c.gige.gamma_o, 0.115);
+  ASSERT_EQ(c.measured.size(), 2u);
+  EXPECT_EQ(c.measured[0].name, "");
+  EXPECT_EQ(c.measured[0].edges,
+            (std::vector<contention::Edge>{{0, 1}, {0, 2}, {3, 1}}));
+  EXPECT_EQ(c.measured[0].penalties, (std::vector<double>{2, 2, 1}));
+  EXPECT_EQ(c.measured[1].name, "in");
+  EXPECT_EQ(c.measured[1].edges, (std::vector<contention::Edge>{{1, 0}, {2, 0}}));
+}
+
+TEST(ModelFileContention, BadValuesRejectTheModelWithTheirLine) {
+  const auto with = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> lines = {"rule = \"gige\"", "alpha_s_per_byte = 8.5e-9"};  // 21-22
+    lines.insert(lines.end(), extra.begin(), extra.end());                               // 23-
+    return with_section("[contention]", lines);
+  };
+  expect_error(with_section("[contention]", {"rule = \"ethernet\"", "alpha_s_per_byte = 8.5e-9"}),
+               "collsel: m.toml:21: rule in [contention] is \"ethernet\"; it must be one of fair, "
+               "infiniband, gige, myrinet; " +
+                   regen("correct it"));
+  expect_error(with_section("[contention]", {"rule = \"gige\""}),
+               "collsel: m.toml:20: missing required key 'alpha_s_per_byte' in [contention]; " +
+                   regen("add alpha_s_per_byte = 8.5e-9 in [contention]"));
+  expect_error(with_section("[contention]", {"rule = 3", "alpha_s_per_byte = 8.5e-9"}),
+               "collsel: m.toml:21: rule in [contention] must be a string, not an integer; " +
+                   regen("write it as rule = \"gige\""));
+  expect_error(with({"use = \"sometimes\""}),
+               "collsel: m.toml:23: use in [contention] is \"sometimes\"; it must be one of auto, "
+               "always, never; " +
+                   regen("correct it"));
+  expect_error(with_section("[contention]", {"rule = \"gige\"", "alpha_s_per_byte = 0"}),
+               "collsel: m.toml:22: alpha_s_per_byte in [contention] is 0; it must be a finite "
+               "number > 0; " +
+                   regen("correct it"));
+  expect_error(with({"intra_alpha_s_per_byte = -1e-10"}),
+               "collsel: m.toml:23: intra_alpha_s_per_byte in [contention] is -1e-10; it must be "
+               "a finite number >= 0; " +
+                   regen("correct it"));
+  expect_error(with({"gige_gamma_o = nan"}),
+               "collsel: m.toml:23: gige_gamma_o in [contention] is nan; it must be a finite "
+               "number; " +
+                   regen("correct it"));
+  expect_error(with({"graph = 3"}),
+               "collsel: m.toml:23: graph in [contention] must be an array of tables, not an "
+               "integer; " +
+                   regen("write each entry as a [[contention.graph]] section"));
+  const std::string edges_fix =
+      regen("write edges as \"0>1 0>2\" or [[0, 1], [0, 2]] (node indices)");
+  // [[contention.graph]] at line 23, its keys from line 24.
+  expect_error(with({"[[contention.graph]]", "edges = \"0>1 0-2\"", "penalties = [1, 1]"}),
+               "collsel: m.toml:24: edges in [[contention.graph]] has '0-2', which is not SRC>DST "
+               "with node indices (e.g. 0>1); " +
+                   edges_fix);
+  expect_error(with({"[[contention.graph]]", "edges = \"0>1 2>2\"", "penalties = [1, 1]"}),
+               "collsel: m.toml:24: edges in [[contention.graph]] has the self-loop 2>2; an edge "
+               "joins two different nodes; " +
+                   edges_fix);
+  expect_error(with({"[[contention.graph]]", "edges = \"\"", "penalties = [1]"}),
+               "collsel: m.toml:24: edges in [[contention.graph]] is empty; a measured graph has "
+               "at least one edge; " +
+                   edges_fix);
+  expect_error(with({"[[contention.graph]]", "edges = [[0, 1],", "  [0, -2]]",
+                     "penalties = [1, 1]"}),
+               "collsel: m.toml:25: edges in [[contention.graph]] [1] is not a [src, dst] pair of "
+               "node indices (integers >= 0); " +
+                   edges_fix);
+  expect_error(with({"[[contention.graph]]", "edges = 7", "penalties = [1]"}),
+               "collsel: m.toml:24: edges in [[contention.graph]] must be a string of SRC>DST "
+               "edges or an array of [src, dst] pairs, not an integer; " +
+                   regen("write it as edges = \"0>1 0>2\""));
+  expect_error(with({"[[contention.graph]]", "edges = \"0>1 0>2\"", "penalties = [1.5]"}),
+               "collsel: m.toml:25: penalties in [[contention.graph]] has 1 values but edges has "
+               "2 edges; " +
+                   regen("give one penalty per edge, in the order of edges"));
+  expect_error(with({"[[contention.graph]]", "edges = \"0>1 0>2\"", "penalties = [1.5, 0]"}),
+               "collsel: m.toml:25: penalties[1] in [[contention.graph]] is 0; it must be a "
+               "finite number > 0; " +
+                   regen("correct it"));
+  // Both missing keys are named, at the line of the graph's header.
+  const ModelLoad missing = parse_model(with({"[[contention.graph]]", "name = \"x\""}), kSource);
+  EXPECT_FALSE(missing.model.has_value());
+  EXPECT_EQ(messages(missing),
+            (std::vector<std::string>{
+                "collsel: m.toml:23: missing required key 'edges' in [[contention.graph]]; " +
+                    regen("add edges = \"0>1 0>2\" in [[contention.graph]]"),
+                "collsel: m.toml:23: missing required key 'penalties' in [[contention.graph]]; " +
+                    regen("add penalties = [1.5, 1.5] in [[contention.graph]]")}));
+}
+
+TEST(ModelFileContention, UnknownKeysWarnWithTheValidOnes) {
+  expect_warning(with_section("[contention]", {"rule = \"fair\"", "alpha_s_per_byte = 1e-8",
+                                               "beta = 0.75"}),
+                 "collsel: m.toml:23: unknown key 'beta' in [contention]; remove it; valid keys "
+                 "in [contention]: rule, use, alpha_s_per_byte, intra_alpha_s_per_byte, "
+                 "reference_bytes, gige_beta, gige_gamma_i, gige_gamma_o, graph");
+  expect_warning(with_section("[contention]",
+                              {"rule = \"fair\"", "alpha_s_per_byte = 1e-8", "[[contention.graph]]",
+                               "edges = \"0>1\"", "penalties = [1]", "times_s = [0.1]"}),
+                 "collsel: m.toml:26: unknown key 'times_s' in [[contention.graph]]; remove it; "
+                 "valid keys in [[contention.graph]]: name, edges, penalties");
+}
+
+TEST(ModelFileLogfp, HandWrittenSectionIsRead) {
+  const ModelLoad load = parse_model(
+      with_section("[logfp]", {"latency_s = 4.6e-6", "o_min_s = 0", "o_max_s = 1.6e-6",
+                               "gap_s = 2e-6", "f = 8", "max_bytes = 1"}),
+      kSource);
+  ASSERT_TRUE(load.model.has_value()) << ::testing::PrintToString(messages(load));
+  EXPECT_TRUE(load.diagnostics.empty()) << ::testing::PrintToString(messages(load));
+  ASSERT_TRUE(load.model->logfp.has_value());
+  EXPECT_EQ(load.model->logfp->latency_s, 4.6e-6);
+  EXPECT_EQ(load.model->logfp->o_min_s, 0.0);
+  EXPECT_EQ(load.model->logfp->o_max_s, 1.6e-6);
+  EXPECT_EQ(load.model->logfp->gap_s, 2e-6);
+  EXPECT_EQ(load.model->logfp->f, 8);
+  EXPECT_EQ(load.model->logfp->max_bytes, 1u);
+}
+
+TEST(ModelFileLogfp, BadValuesRejectTheModelWithTheirLine) {
+  const auto with = [](int at, const std::string& line) {
+    std::vector<std::string> lines = {"latency_s = 4.6e-6", "o_min_s = 1.8e-7", "o_max_s = 1.6e-6",
+                                      "gap_s = 2e-6", "f = 8", "max_bytes = 1"};  // 21-26
+    lines.at(static_cast<std::size_t>(at - 21)) = line;
+    return with_section("[logfp]", lines);
+  };
+  expect_error(with(25, "f = 0"),
+               "collsel: m.toml:25: f in [logfp] is 0; it must be between 1 and 2147483647; " +
+                   regen("correct it"));
+  expect_error(with(25, "f = 2.5"),
+               "collsel: m.toml:25: f in [logfp] must be an integer, not a float; " +
+                   regen("write it as f = 8"));
+  expect_error(with(22, "o_min_s = -1e-7"),
+               "collsel: m.toml:22: o_min_s in [logfp] is -1e-07; it must be a finite number >= "
+               "0; " +
+                   regen("correct it"));
+  expect_error(with(26, "max_bytes = -1"),
+               "collsel: m.toml:26: max_bytes in [logfp] is -1; it must be >= 0; " +
+                   regen("correct it"));
+  expect_error(with(24, ""),
+               "collsel: m.toml:20: missing required key 'gap_s' in [logfp]; " +
+                   regen("add gap_s = 2e-6 in [logfp]"));
+  expect_warning(with(24, "gap_s = 2e-6\ng_s = 2e-6"),
+                 "collsel: m.toml:25: unknown key 'g_s' in [logfp]; remove it; valid keys in "
+                 "[logfp]: latency_s, o_min_s, o_max_s, gap_s, f, max_bytes");
 }
 
 // --- files ---

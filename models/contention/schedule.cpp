@@ -1,0 +1,162 @@
+// Placements of ranks on nodes and the schedule simulator (seed 002 section VI.A: an application's
+// communication events, the cluster's nodes, the scheduling of tasks on nodes, and a network model;
+// seed 003 section 3.2: the step-by-step solution of the dynamic contention graph).
+//
+// Timing of one message k of m bytes from rank s to rank d (pLogP, seed 001 section 2):
+//   posted   = o_s(m) after the last of its dependencies is seen complete (at t = o_s(m) if none);
+//   transfer = m alpha rho over the network, rho from the penalty rule at every step, or
+//              m x intra_alpha when s and d share a node (no contention: outside the graph);
+//   seen     = transfer end + L + o_r(m): by the receiver, and by every message that depends on k.
+// The collective completes when the last message is seen.
+#include "models/contention/schedule.hpp"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "models/alltoall/contention.hpp"
+#include "models/contention/rules.hpp"
+
+namespace collsel::models::contention {
+namespace {
+
+// An unbiased draw in [0, bound) by rejection, written out rather than taken from
+// std::uniform_int_distribution (whose algorithm the standard leaves to the library), so every
+// rank of a job, and every build, derives the same random placement from the same seed.
+std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
+  const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % bound;
+  std::uint64_t x = rng();
+  while (x >= limit) x = rng();
+  return x % bound;
+}
+
+int node_count(int ranks, int ranks_per_node) {
+  return ranks == 0 ? 0 : (ranks + ranks_per_node - 1) / ranks_per_node;
+}
+
+}  // namespace
+
+int Placement::nodes() const {
+  int most = -1;
+  for (int n : node_of_rank) most = std::max(most, n);
+  return most + 1;
+}
+
+int Placement::max_ranks_per_node() const {
+  std::unordered_map<int, int> count;
+  int most = 0;
+  for (int n : node_of_rank) most = std::max(most, ++count[n]);
+  return most;
+}
+
+std::string_view placement_name(PlacementKind kind) {
+  switch (kind) {
+    case PlacementKind::one_per_node:
+      return "one-per-node";
+    case PlacementKind::round_robin:
+      return "round-robin";
+    case PlacementKind::filled:
+      return "filled";
+    case PlacementKind::random:
+      return "random";
+  }
+  return "?";
+}
+
+std::optional<PlacementKind> placement_from_name(std::string_view name) {
+  for (PlacementKind k : {PlacementKind::one_per_node, PlacementKind::round_robin,
+                          PlacementKind::filled, PlacementKind::random}) {
+    if (placement_name(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+Placement make_placement(PlacementKind kind, int ranks, int ranks_per_node, std::uint64_t seed) {
+  if (ranks < 0) throw std::invalid_argument(fmt::format("ranks = {} must be >= 0", ranks));
+  if (ranks_per_node < 1) {
+    throw std::invalid_argument(fmt::format("ranks per node = {} must be >= 1", ranks_per_node));
+  }
+  Placement p;
+  p.node_of_rank.resize(static_cast<std::size_t>(ranks));
+  const int nodes = node_count(ranks, ranks_per_node);
+  for (int r = 0; r < ranks; ++r) {
+    int node = r / ranks_per_node;  // filled, and the starting point of random
+    if (kind == PlacementKind::one_per_node) node = r;
+    if (kind == PlacementKind::round_robin) node = r % nodes;
+    p.node_of_rank[static_cast<std::size_t>(r)] = node;
+  }
+  if (kind == PlacementKind::random) {
+    // Fisher-Yates over the filled placement: the same number of ranks on each node as filled,
+    // at random positions.
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = p.node_of_rank.size(); i > 1; --i) {
+      std::swap(p.node_of_rank[i - 1], p.node_of_rank[draw_below(rng, i)]);
+    }
+  }
+  return p;
+}
+
+Placement placement_from_names(const std::vector<std::string>& processor_names) {
+  Placement p;
+  p.node_of_rank.reserve(processor_names.size());
+  std::unordered_map<std::string, int> index;
+  for (const std::string& name : processor_names) {
+    const auto [it, added] = index.try_emplace(name, static_cast<int>(index.size()));
+    p.node_of_rank.push_back(it->second);
+  }
+  return p;
+}
+
+SimulationResult simulate(const Schedule& schedule, const Placement& placement,
+                          const Params& contention, const plogp::Params& plogp) {
+  if (schedule.ranks < 0 ||
+      placement.node_of_rank.size() < static_cast<std::size_t>(schedule.ranks)) {
+    throw std::invalid_argument(fmt::format(
+        "the placement places {} ranks; the schedule has {}", placement.node_of_rank.size(),
+        schedule.ranks));
+  }
+  const int count = static_cast<int>(schedule.messages.size());
+  SimulationResult result;
+  result.graph.reserve(schedule.messages.size());
+  for (int k = 0; k < count; ++k) {
+    const Message& msg = schedule.messages[static_cast<std::size_t>(k)];
+    if (msg.src < 0 || msg.src >= schedule.ranks || msg.dst < 0 || msg.dst >= schedule.ranks) {
+      throw std::invalid_argument(fmt::format("message {} goes from rank {} to rank {}, outside "
+                                              "0..{}", k, msg.src, msg.dst, schedule.ranks - 1));
+    }
+    Communication c;
+    c.name = fmt::format("m{}:{}>{}", k, msg.src, msg.dst);
+    c.src = placement.node_of_rank[static_cast<std::size_t>(msg.src)];
+    c.dst = placement.node_of_rank[static_cast<std::size_t>(msg.dst)];
+    c.bytes = static_cast<double>(msg.bytes);
+    const double post = plogp.send_overhead_s(msg.bytes);
+    c.after = msg.after;
+    if (c.after.empty()) {
+      c.start_s = post;
+    } else {
+      c.after_delay_s = post;
+    }
+    c.tail_s = plogp.latency_s + plogp.recv_overhead_s(msg.bytes);
+    result.graph.push_back(std::move(c));
+  }
+
+  SolveOptions options;
+  options.alpha_s_per_byte = contention.alpha_s_per_byte;
+  // A model without a measured intra-node copy cost gets the All-to-All model's default memcpy
+  // rate (4 GB/s), so intra-node messages are cheap but not free.
+  options.intra_alpha_s_per_byte = contention.intra_alpha_s_per_byte > 0.0
+                                       ? contention.intra_alpha_s_per_byte
+                                       : alltoall::kDefaultCopySecondsPerByte;
+  const Rule rule = make_rule(contention.rule, contention.gige);
+  result.solution = solve(result.graph, rule, options);
+  for (std::size_t k = 0; k < result.graph.size(); ++k) {
+    result.completion_s =
+        std::max(result.completion_s, result.solution.end_s[k] + result.graph[k].tail_s);
+  }
+  return result;
+}
+
+}  // namespace collsel::models::contention

@@ -1,0 +1,66 @@
+// The communication schedule of a collective algorithm (who sends how many bytes to whom, after
+// what), the placement of ranks on nodes, and the simulator that turns both into a predicted time
+// through the contention solver (seed 002 section VI.A, seed 003). Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/contention/graph.hpp"
+#include "models/contention/params.hpp"
+#include "models/plogp/params.hpp"
+
+namespace collsel::models::contention {
+
+// One point-to-point message of an algorithm, between ranks.
+struct Message {
+  int src = 0;
+  int dst = 0;
+  std::uint64_t bytes = 0;
+  // Indices of messages that must have been received by `src` (or, for its own earlier sends,
+  // completed) before this one is posted: the algorithm's data and ordering dependencies.
+  std::vector<int> after;
+};
+
+struct Schedule {
+  int ranks = 0;
+  std::vector<Message> messages;
+};
+
+// rank -> node index
+struct Placement {
+  std::vector<int> node_of_rank;
+  [[nodiscard]] int nodes() const;
+  [[nodiscard]] int max_ranks_per_node() const;
+};
+
+enum class PlacementKind {
+  one_per_node,  // rank r on node r
+  round_robin,   // RRN (seed 002): rank r on node r mod N
+  filled,        // RRP (seed 002): nodes filled in turn, rank r on node r / k
+  random,        // a seeded shuffle of the filled placement
+};
+std::string_view placement_name(PlacementKind kind);  // "one-per-node", "round-robin", "filled", "random"
+std::optional<PlacementKind> placement_from_name(std::string_view name);
+// ranks over ceil(ranks / ranks_per_node) nodes.
+Placement make_placement(PlacementKind kind, int ranks, int ranks_per_node, std::uint64_t seed = 1);
+// Ranks with equal names share a node; node indices in order of first appearance.
+Placement placement_from_names(const std::vector<std::string>& processor_names);
+
+struct SimulationResult {
+  double completion_s = 0.0;             // the last message's arrival
+  std::vector<Communication> graph;      // the node-level dynamic contention graph simulated
+  Solution solution;
+};
+
+// The time of `schedule` with ranks placed by `placement`: each message is posted o_s(m) after its
+// dependencies complete, crosses the network as a communication of the contention graph (penalty
+// rule and alpha from `contention`), and arrives L + o_r(m) later (pLogP). Messages within one node
+// cost bytes x intra_alpha (no contention).
+SimulationResult simulate(const Schedule& schedule, const Placement& placement,
+                          const Params& contention, const plogp::Params& plogp);
+
+}  // namespace collsel::models::contention
