@@ -1,15 +1,18 @@
 // What collsel keeps per user communicator (STYLE.md 8.5 #19): the private duplicate its own
-// messages travel on, the run-wide id of the communicator, the call counter, and a small decision
-// cache so a repeated call costs a lookup rather than a model evaluation. Attached to the user's
-// communicator with an attribute keyval, freed with it.
+// messages travel on, the run-wide id of the communicator, the call counter, the placement of its
+// ranks on nodes (when the model simulates schedules), and a small decision cache so a repeated
+// call costs a lookup rather than a model evaluation. Attached to the user's communicator with an
+// attribute keyval, freed with it.
 #pragma once
 
 #include <mpi.h>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 
+#include "models/contention/schedule.hpp"
 #include "selector/decide.hpp"
 
 namespace collsel::pmpi {
@@ -24,8 +27,12 @@ struct Choice {
 
 class CommContext {
  public:
-  // Collective over `user_comm`: duplicates it and agrees on the id made by its rank 0.
-  CommContext(MPI_Comm user_comm, int creator_world_rank, std::uint64_t creator_serial);
+  // Collective over `user_comm`: duplicates it and agrees on the id made by its rank 0. With
+  // `gather_placement` (equal on all ranks: it comes from the model every rank parsed), it also
+  // gathers every rank's processor name once, so decisions can simulate schedules on the
+  // communicator's real placement.
+  CommContext(MPI_Comm user_comm, int creator_world_rank, std::uint64_t creator_serial,
+              bool gather_placement = false);
   ~CommContext();
   CommContext(const CommContext&) = delete;
   CommContext& operator=(const CommContext&) = delete;
@@ -35,6 +42,10 @@ class CommContext {
   int size() const { return size_; }
   const char* id() const { return id_.data(); }
   std::uint64_t next_seq() { return seq_++; }
+  // Rank -> node of this communicator; nullptr when it was not gathered.
+  const models::contention::Placement* placement() const {
+    return placement_ ? &*placement_ : nullptr;
+  }
 
   // nullptr when the shape is not cached yet.
   const Choice* cached(const CallShape& shape) const;
@@ -53,6 +64,7 @@ class CommContext {
   int size_ = 1;
   std::array<char, 32> id_{};
   std::uint64_t seq_ = 0;
+  std::optional<models::contention::Placement> placement_;
   std::unordered_map<CallShape, Choice, ShapeHash> cache_;
 };
 

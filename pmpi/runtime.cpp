@@ -170,6 +170,9 @@ struct Runtime::Impl {
   std::optional<models::ModelFile> calibrated;
   std::optional<models::ModelFile> fallback;
   ModelSet models;
+  // The model in use simulates schedules ([contention] use != never): contexts then gather their
+  // ranks' placement. Equal on all ranks, like the model it comes from.
+  bool placement_wanted = false;
   std::unique_ptr<CallLog> log;
 
   std::mutex notes_mutex;
@@ -199,14 +202,15 @@ struct Runtime::Impl {
     int found = 0;
     PMPI_Comm_get_attr(comm, context_keyval, &attribute, &found);
     if (found) return *static_cast<CommContext*>(attribute);
-    auto* created = new CommContext(comm, world_rank, context_serial.fetch_add(1));
+    auto* created =
+        new CommContext(comm, world_rank, context_serial.fetch_add(1), placement_wanted);
     PMPI_Comm_set_attr(comm, context_keyval, created);
     return *created;
   }
 
   const Choice& choose(CommContext& ctx, const CallShape& shape) {
     if (const Choice* c = ctx.cached(shape)) return *c;
-    const Decision d = decide(shape, models, config.policy);
+    const Decision d = decide(shape, models, config.policy, ctx.placement());
     // Only an override that could not be honoured is news to the user; a disabled collective or
     // a model's choice is what they asked for.
     if (!d.note.empty() && config.policy.of(shape.coll).force && ctx.rank() == 0) {
@@ -332,6 +336,9 @@ void Runtime::Impl::load(const BootPayload& payload, bool speaker) {
 
   models.calibrated = calibrated ? &*calibrated : nullptr;
   models.fallback = fallback ? &*fallback : nullptr;
+  const models::ModelFile* in_use = models.calibrated ? models.calibrated : models.fallback;
+  placement_wanted = in_use != nullptr && in_use->contention &&
+                     in_use->contention->use != models::contention::Use::never;
   if (speaker) {
     for (const Diagnostic& d : diagnostics) fmt::print(stderr, "{}\n", d.format());
   }

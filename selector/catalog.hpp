@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "models/contention/schedule.hpp"
 #include "models/model_file.hpp"
 #include "selector/algo_params.hpp"
 #include "selector/collective.hpp"
@@ -27,6 +28,9 @@ using ModelFn = Prediction (*)(const models::ModelFile&, const CallShape&, const
 // Empty if the algorithm can run this call; otherwise why not. Depends on rank-invariant inputs
 // only, and is checked before any message is sent (STYLE.md 8.5 #18).
 using ApplicableFn = std::optional<std::string> (*)(const CallShape&);
+// The algorithm's communication schedule for a call of this shape with these parameters (every
+// point-to-point message, between ranks, with its dependencies), for the contention simulator.
+using ScheduleFn = models::contention::Schedule (*)(const CallShape&, const AlgoParams&);
 
 struct AlgorithmView {
   std::string_view name;     // stable: "bcast.binomial_segmented"
@@ -34,6 +38,7 @@ struct AlgorithmView {
   ModelFn model = nullptr;
   ApplicableFn applicable = nullptr;
   bool segmented = false;    // takes AlgoParams::segment_bytes
+  ScheduleFn schedule = nullptr;
 };
 
 // Registry order: ties in predicted time go to the earlier entry.

@@ -1,7 +1,10 @@
 #include "selector/decide.hpp"
 
 #include <cmath>
+#include <cstddef>
+#include <exception>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,8 +13,60 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+namespace contention = models::contention;
+
+// What simulating this call's schedules needs; absent when the closed forms decide.
+struct Simulation {
+  const contention::Params* params = nullptr;
+  const models::plogp::Params* plogp = nullptr;
+  const contention::Placement* given = nullptr;
+  contention::Placement prefix;  // the communicator's ranks, when `given` places more
+
+  [[nodiscard]] const contention::Placement& placement() const {
+    return prefix.node_of_rank.empty() ? *given : prefix;
+  }
+};
+
+std::optional<Simulation> simulation_for(const CallShape& shape, const models::ModelFile* model,
+                                         const contention::Placement* placement) {
+  if (model == nullptr || placement == nullptr || !model->contention) return std::nullopt;
+  const contention::Params& params = *model->contention;
+  if (params.use == contention::Use::never || params.invalid_reason()) return std::nullopt;
+  const auto ranks = static_cast<std::size_t>(shape.comm_size);
+  if (shape.comm_size < 1 || placement->node_of_rank.size() < ranks) return std::nullopt;
+  Simulation sim{&params, &model->plogp, placement, {}};
+  if (placement->node_of_rank.size() > ranks) {
+    sim.prefix.node_of_rank.assign(placement->node_of_rank.begin(),
+                                   placement->node_of_rank.begin() +
+                                       static_cast<std::ptrdiff_t>(ranks));
+  }
+  if (params.use == contention::Use::automatic && sim.placement().max_ranks_per_node() <= 1) {
+    return std::nullopt;
+  }
+  return sim;
+}
+
+// The simulated time of `algorithm`'s schedule with the closed form's parameters, or nothing
+// when it cannot be simulated (no schedule, too long, rejected by the solver): the closed form
+// stands. Every reason depends on rank-invariant inputs only.
+std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallShape& shape,
+                                     const AlgoParams& params, const Simulation& sim) {
+  if (algorithm.schedule == nullptr) return std::nullopt;
+  // Every collective sends at least P - 1 messages: skip building hopeless schedules.
+  if (static_cast<std::size_t>(shape.comm_size) > kMaxSimulatedMessages + 1) return std::nullopt;
+  try {
+    const contention::Schedule schedule = algorithm.schedule(shape, params);
+    if (schedule.messages.size() > kMaxSimulatedMessages) return std::nullopt;
+    return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp).completion_s;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const AlgorithmView> algorithms,
-                                  const models::ModelFile* model, const Policy& policy) {
+                                  const models::ModelFile* model, const Policy& policy,
+                                  const contention::Placement* placement) {
+  const std::optional<Simulation> sim = simulation_for(shape, model, placement);
   std::vector<CostEntry> table;
   table.reserve(algorithms.size());
   for (const auto& a : algorithms) {
@@ -21,6 +76,12 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
       const Prediction p = a.model(*model, shape, policy);
       e.predicted_s = p.seconds;
       e.params = p.params;
+      if (sim && !std::isnan(e.predicted_s)) {
+        if (const auto t = simulated_time(a, shape, e.params, *sim)) {
+          e.predicted_s = *t;
+          e.simulated = true;
+        }
+      }
     }
     table.push_back(std::move(e));
   }
@@ -74,10 +135,11 @@ AlgoParams Decision::params() const {
 }
 
 Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithms,
-                const ModelSet& models, const Policy& policy) {
+                const ModelSet& models, const Policy& policy,
+                const models::contention::Placement* placement) {
   const models::ModelFile* model = models.calibrated ? models.calibrated : models.fallback;
   Decision d;
-  d.table = cost_table(shape, algorithms, model, policy);
+  d.table = cost_table(shape, algorithms, model, policy, placement);
   const CollectivePolicy& coll = policy.of(shape.coll);
   if (!coll.enabled) {
     d.note = fmt::format("{} is disabled in the configuration", collective_name(shape.coll));
@@ -113,8 +175,9 @@ Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithm
   return d;
 }
 
-Decision decide(const CallShape& shape, const ModelSet& models, const Policy& policy) {
-  return decide(shape, catalog(shape.coll), models, policy);
+Decision decide(const CallShape& shape, const ModelSet& models, const Policy& policy,
+                const models::contention::Placement* placement) {
+  return decide(shape, catalog(shape.coll), models, policy, placement);
 }
 
 }  // namespace collsel

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "models/logfp/fanout.hpp"
 #include "models/plogp/segment.hpp"
 #include "selector/catalog.hpp"
 
@@ -21,6 +22,19 @@ using Segmented = double (*)(const models::plogp::Params&, int, std::uint64_t, s
 template <Plain F>
 Prediction plain(const models::ModelFile& f, const CallShape& s, const Policy&) {
   return {F(f.plogp, s.comm_size, s.bytes), {}};
+}
+
+using Fanout = double (*)(const models::logfp::Params&, const models::plogp::Params&, int,
+                          std::uint64_t);
+
+// A small-message fan-out (seed 004): when the model file has a [logfp] section that serves this
+// size, LogfP's o(P) and f free messages replace pLogP's per-message g(m); otherwise `Otherwise`.
+template <Fanout F, ModelFn Otherwise>
+Prediction fanout_or(const models::ModelFile& f, const CallShape& s, const Policy& policy) {
+  if (f.logfp && models::logfp::serves(*f.logfp, s.bytes)) {
+    return {F(*f.logfp, f.plogp, s.comm_size, s.bytes), {}};
+  }
+  return Otherwise(f, s, policy);
 }
 
 template <Segmented F>

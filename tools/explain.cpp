@@ -190,9 +190,10 @@ std::string cost_table_text(const Explanation& e) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const CostEntry& c = rows[i];
     const bool chosen = static_cast<int>(i) == e.decision.winner;
+    std::string remark = c.not_applicable ? "n/a: " + *c.not_applicable : (chosen ? "chosen" : "");
+    if (c.simulated) remark += remark.empty() ? "simulated" : ", simulated";
     table.add_row({chosen ? "->" : "", std::string(c.name), predicted_cell(c),
-                   parameter_cell(c, e.shape.coll),
-                   c.not_applicable ? "n/a: " + *c.not_applicable : (chosen ? "chosen" : "")});
+                   parameter_cell(c, e.shape.coll), remark});
   }
   return table.render("  ");
 }
@@ -219,7 +220,8 @@ json entry_json(const CostEntry& c, Collective coll) {
           {"predicted_s", applicable ? number_or_null(c.predicted_s) : json(nullptr)},
           {"segmented", applicable && is_segmented(c, coll)},
           {"segment_bytes", c.params.segment_bytes},
-          {"window", c.params.window}};
+          {"window", c.params.window},
+          {"simulated", c.simulated}};
 }
 
 }  // namespace
@@ -247,9 +249,15 @@ Outcome explain(const Request& request) {
   if (calibrated) e.calibrated = info_of(*calibrated, *model_path);
   e.config_source = config->source;
   e.shape = request.shape;
+  if (request.placement) {
+    e.placement = fmt::format("{}, {} ranks on {} nodes, at most {} per node",
+                              models::contention::placement_name(request.placement_kind),
+                              request.placement->node_of_rank.size(), request.placement->nodes(),
+                              request.placement->max_ranks_per_node());
+  }
   e.decision = decide(request.shape, ModelSet{calibrated ? &*calibrated : nullptr,
                                               &*fallback},
-                      policy);
+                      policy, request.placement ? &*request.placement : nullptr);
   e.why = why_line(e.decision);
   out.explanation = std::move(e);
   return out;
@@ -269,6 +277,10 @@ std::string format_text(const Explanation& e) {
                      collective_name(e.shape.coll), e.shape.comm_size,
                      tools::format_size(e.shape.bytes), e.shape.bytes,
                      e.shape.coll != Collective::bcast ? " per block" : "", e.shape.root);
+  if (!e.placement.empty()) {
+    out.pop_back();  // the placement line goes before the blank line that precedes the table
+    out += fmt::format("{:<10}{}\n\n", "nodes:", e.placement);
+  }
   out += cost_table_text(e);
   out += '\n';
   const AlgoParams params = e.decision.params();
@@ -297,6 +309,7 @@ std::string format_json(const Explanation& e) {
         {"comm_size", e.shape.comm_size},
         {"bytes", e.shape.bytes},
         {"root", e.shape.root}}},
+      {"placement", e.placement.empty() ? json(nullptr) : json(e.placement)},
       {"table", table},
       {"winner", std::string(e.decision.algorithm())},
       {"winner_index", e.decision.winner},

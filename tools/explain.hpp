@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "models/contention/schedule.hpp"
 #include "models/diagnostic.hpp"
 #include "selector/collective.hpp"
 #include "selector/decide.hpp"
@@ -18,6 +19,9 @@ struct Request {
   std::optional<std::string> config_path;  // none: the built-in defaults
   CallShape shape;
   std::optional<std::string> force;        // replaces the config's override for shape.coll
+  // Rank -> node, as the shim gathers it; none: unknown, the closed forms decide.
+  std::optional<models::contention::Placement> placement;
+  models::contention::PlacementKind placement_kind = models::contention::PlacementKind::filled;
 };
 
 struct ModelInfo {
@@ -32,6 +36,7 @@ struct Explanation {
   ModelInfo fallback;                   // the embedded default model
   std::string config_source;
   CallShape shape;
+  std::string placement;  // "filled, 64 ranks on 8 nodes, at most 8 per node"; empty: none
   Decision decision;
   std::string why;  // one line: the winner against the runner-up (or why there is no winner)
 

@@ -11,6 +11,7 @@
 #include "selector/alltoall/algorithms.hpp"
 #include "selector/model_adapters.hpp"
 #include "selector/registry.hpp"
+#include "selector/schedule/alltoall_schedule.hpp"
 
 namespace collsel {
 namespace {
@@ -51,19 +52,20 @@ std::optional<std::string> bruck_fits(const CallShape& s) {
 constexpr std::array<Algorithm<AlltoallCall>, 5> kAlltoall{{
     {{"alltoall.direct_exchange",
       "n-1 rounds, round t sends to rank+t and receives from rank-t (seed 000 Algorithm 1)",
-      modelled<m::direct_exchange>, adapters::always, false},
+      modelled<m::direct_exchange>, adapters::always, false, schedule::alltoall_direct_exchange},
      alltoall::direct_exchange},
     {{"alltoall.pairwise", "n-1 rounds of paired exchanges, partner rank XOR t when P is 2^k",
-      modelled<m::direct_exchange>, adapters::always, false},
+      modelled<m::direct_exchange>, adapters::always, false, schedule::alltoall_pairwise},
      alltoall::pairwise},
     {{"alltoall.all_at_once", "every send and receive posted at once, then one wait",
-      modelled<m::all_at_once>, adapters::always, false},
+      adapters::fanout_or<models::logfp::alltoall_fanout_round, modelled<m::all_at_once>>,
+      adapters::always, false, schedule::alltoall_all_at_once},
      alltoall::all_at_once},
     {{"alltoall.windowed", "direct exchange order, at most k exchanges in flight (k from the model)",
-      windowed_model, adapters::always, false},
+      windowed_model, adapters::always, false, schedule::alltoall_windowed},
      alltoall::windowed},
     {{"alltoall.bruck", "ceil(log2 P) rounds of packed blocks (Bruck et al.), for small messages",
-      modelled<m::bruck>, bruck_fits, false},
+      modelled<m::bruck>, bruck_fits, false, schedule::alltoall_bruck},
      alltoall::bruck},
 }};
 

@@ -6,6 +6,7 @@
 #include "selector/bcast/algorithms.hpp"
 #include "selector/model_adapters.hpp"
 #include "selector/registry.hpp"
+#include "selector/schedule/bcast_schedule.hpp"
 
 namespace collsel {
 namespace {
@@ -16,34 +17,37 @@ using adapters::segmented;
 constexpr auto one_message = adapters::fits_int<1>;
 
 constexpr std::array<Algorithm<BcastCall>, 10> kBcast{{
-    {{"bcast.flat", "root sends the whole message to every rank", plain<m::bcast_flat>,
-      one_message, false},
+    {{"bcast.flat", "root sends the whole message to every rank",
+      adapters::fanout_or<models::logfp::bcast_flat, plain<m::bcast_flat>>,
+      one_message, false, schedule::bcast_flat},
      bcast::flat},
     {{"bcast.flat_rendezvous", "flat tree, request/ready handshake before each message",
-      plain<m::bcast_flat_rendezvous>, one_message, false},
+      plain<m::bcast_flat_rendezvous>, one_message, false, schedule::bcast_flat_rendezvous},
      bcast::flat_rendezvous},
     {{"bcast.flat_segmented", "flat tree, message cut into segments",
-      segmented<m::bcast_flat_segmented>, one_message, true},
+      segmented<m::bcast_flat_segmented>, one_message, true, schedule::bcast_flat_segmented},
      bcast::flat_segmented},
     {{"bcast.chain", "pipeline through the ranks, whole message per hop", plain<m::bcast_chain>,
-      one_message, false},
+      one_message, false, schedule::bcast_chain},
      bcast::chain},
     {{"bcast.chain_rendezvous", "chain, request/ready handshake before each hop",
-      plain<m::bcast_chain_rendezvous>, one_message, false},
+      plain<m::bcast_chain_rendezvous>, one_message, false, schedule::bcast_chain_rendezvous},
      bcast::chain_rendezvous},
     {{"bcast.chain_segmented", "segmented chain pipeline", segmented<m::bcast_chain_segmented>,
-      one_message, true},
+      one_message, true, schedule::bcast_chain_segmented},
      bcast::chain_segmented},
-    {{"bcast.binary", "heap-ordered binary tree", plain<m::bcast_binary>, one_message, false},
+    {{"bcast.binary", "heap-ordered binary tree", plain<m::bcast_binary>, one_message, false,
+      schedule::bcast_binary},
      bcast::binary},
     {{"bcast.binomial", "binomial tree, largest subtree first", plain<m::bcast_binomial>,
-      one_message, false},
+      one_message, false, schedule::bcast_binomial},
      bcast::binomial},
     {{"bcast.binomial_rendezvous", "binomial tree, request/ready handshake before each message",
-      plain<m::bcast_binomial_rendezvous>, one_message, false},
+      plain<m::bcast_binomial_rendezvous>, one_message, false, schedule::bcast_binomial_rendezvous},
      bcast::binomial_rendezvous},
     {{"bcast.binomial_segmented", "binomial tree, message cut into segments",
-      segmented<m::bcast_binomial_segmented>, one_message, true},
+      segmented<m::bcast_binomial_segmented>, one_message, true,
+      schedule::bcast_binomial_segmented},
      bcast::binomial_segmented},
 }};
 

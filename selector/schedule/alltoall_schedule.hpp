@@ -1,0 +1,20 @@
+// The communication schedules of the alltoall.* algorithms (selector/alltoall/), for the
+// contention simulator (models/contention/schedule.hpp). Pure: no MPI.
+#pragma once
+
+#include "models/contention/schedule.hpp"
+#include "selector/algo_params.hpp"
+#include "selector/collective.hpp"
+
+namespace collsel::schedule {
+
+// call.bytes is one block; empty for P <= 1 or 0 bytes, as the algorithms send nothing then.
+// Only alltoall_windowed reads params (window; <= 0 or > P-1 means P-1, as the algorithm does).
+models::contention::Schedule alltoall_direct_exchange(const CallShape& call,
+                                                      const AlgoParams& params);
+models::contention::Schedule alltoall_pairwise(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule alltoall_all_at_once(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule alltoall_windowed(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule alltoall_bruck(const CallShape& call, const AlgoParams& params);
+
+}  // namespace collsel::schedule

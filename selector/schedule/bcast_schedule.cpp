@@ -1,0 +1,174 @@
+// Mirrors selector/bcast/tree_engine.cpp. A node's program, for segments i = 0..k-1:
+//   [rendezvous: receive request i+1 from the parent, send it ready i+1]
+//   wait for segment i from the parent;
+//   [rendezvous: send a request to every child in turn (blocking sends)]
+//   for each child in turn: [rendezvous: receive its ready], send segment i, wait for the send.
+// The engine posts receive i+1 (with its handshake) before waiting for segment i: a chain then
+// pipelines, and with rendezvous a node's ready i+1 precedes its own sends of segment i.
+// Every message therefore depends on the node's previous message (program order) and, for the
+// first after a wait, on what was waited for: segment i from the parent, or the child's ready.
+//
+// Emission order must be topological across ranks. The sends of segment i at a node of depth d
+// are emitted in phase i + d, nodes in increasing vrank within a phase (every tree here has
+// parent < child): segment i from the parent is emitted in phase i + d - 1; with rendezvous the
+// parent's request i+1 and this node's ready i+1 belong to the parent's sends of segment i+1,
+// which are in phase i + d too, at a smaller vrank. This order is also each rank's program order.
+#include "selector/schedule/bcast_schedule.hpp"
+
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <vector>
+
+namespace collsel::schedule {
+namespace {
+
+using models::contention::Message;
+using models::contention::Schedule;
+
+constexpr int kNone = -1;
+
+class TreeBroadcastBuilder {
+ public:
+  TreeBroadcastBuilder(const CallShape& call, const TreeBroadcast& options)
+      : call_(call),
+        options_(options),
+        size_(call.comm_size),
+        segment_((options.segment_bytes == 0 || options.segment_bytes >= call.bytes)
+                     ? call.bytes
+                     : options.segment_bytes),
+        segments_((call.bytes + segment_ - 1) / segment_),
+        tree_(static_cast<std::size_t>(size_)),
+        depth_(static_cast<std::size_t>(size_), 0),
+        last_sent_(static_cast<std::size_t>(size_), kNone),
+        received_(static_cast<std::size_t>(size_), {kNone, kNone}) {
+    for (int v = 0; v < size_; ++v) {
+      tree_[idx(v)] = tree_node(options.shape, v, size_);
+      if (v > 0) depth_[idx(v)] = depth_[idx(tree_[idx(v)].parent)] + 1;
+    }
+  }
+
+  Schedule build() {
+    schedule_.ranks = size_;
+    const auto max_depth =
+        static_cast<std::uint64_t>(*std::max_element(depth_.begin(), depth_.end()));
+    for (std::uint64_t phase = 0; phase < segments_ + max_depth; ++phase) {
+      for (int v = 0; v < size_; ++v) {
+        const auto d = static_cast<std::uint64_t>(depth_[idx(v)]);
+        if (tree_[idx(v)].children.empty() || phase < d || phase - d >= segments_) continue;
+        send_to_children(v, phase - d);
+      }
+    }
+    return std::move(schedule_);
+  }
+
+ private:
+  static std::size_t idx(int v) { return static_cast<std::size_t>(v); }
+
+  std::uint64_t length(std::uint64_t i) const {
+    return std::min(segment_, call_.bytes - i * segment_);
+  }
+
+  // Appends a message between vranks; kNone entries of `after` are dropped.
+  int emit(int from, int to, std::uint64_t bytes, std::initializer_list<int> after) {
+    Message message;
+    message.src = to_rank(from, call_.root, size_);
+    message.dst = to_rank(to, call_.root, size_);
+    message.bytes = bytes;
+    for (int a : after) {
+      if (a != kNone) message.after.push_back(a);
+    }
+    schedule_.messages.push_back(std::move(message));
+    const int id = static_cast<int>(schedule_.messages.size()) - 1;
+    last_sent_[idx(from)] = id;
+    return id;
+  }
+
+  void send_to_children(int v, std::uint64_t i) {
+    const std::vector<int>& children = tree_[idx(v)].children;
+    // The wait for segment i precedes the node's first send of it only.
+    int waited = v == 0 ? kNone : received_[idx(v)][i % 2];
+    const auto next_after = [&] {
+      const int w = waited;
+      waited = kNone;
+      return w;
+    };
+    std::vector<int> requests;
+    if (options_.rendezvous) {
+      for (int child : children) {
+        requests.push_back(emit(v, child, 0, {next_after(), last_sent_[idx(v)]}));
+      }
+    }
+    for (std::size_t j = 0; j < children.size(); ++j) {
+      const int child = children[j];
+      int ready = kNone;
+      if (options_.rendezvous) {
+        // The child's ready i follows request i and its own previous message. It also follows
+        // the child's wait for segment i-2; request i implies that, as this node sends it only
+        // after its send of segment i-1 to the child completed.
+        ready = emit(child, v, 0, {requests[j], last_sent_[idx(child)]});
+      }
+      const int prior = last_sent_[idx(v)];
+      received_[idx(child)][i % 2] = emit(v, child, length(i), {next_after(), ready, prior});
+    }
+  }
+
+  const CallShape& call_;
+  const TreeBroadcast& options_;
+  int size_;
+  std::uint64_t segment_;
+  std::uint64_t segments_;
+  std::vector<TreeNode> tree_;
+  std::vector<int> depth_;
+  std::vector<int> last_sent_;  // per vrank, its latest message: program order
+  // Per vrank, segment i from the parent in slot i mod 2 (the engine's two receive slots): by the
+  // time a node sends segment i, its parent may already have sent segment i+1, never i+2.
+  std::vector<std::array<int, 2>> received_;
+  Schedule schedule_;
+};
+
+Schedule tree(TreeShape shape, const CallShape& call, std::uint64_t segment_bytes = 0,
+              bool rendezvous = false) {
+  return tree_broadcast(call,
+                        {.shape = shape, .segment_bytes = segment_bytes, .rendezvous = rendezvous});
+}
+
+}  // namespace
+
+Schedule tree_broadcast(const CallShape& call, const TreeBroadcast& options) {
+  if (call.comm_size <= 1 || call.bytes == 0) return {.ranks = call.comm_size, .messages = {}};
+  return TreeBroadcastBuilder(call, options).build();
+}
+
+Schedule bcast_flat(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::flat, call);
+}
+Schedule bcast_flat_rendezvous(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::flat, call, 0, true);
+}
+Schedule bcast_flat_segmented(const CallShape& call, const AlgoParams& params) {
+  return tree(TreeShape::flat, call, params.segment_bytes);
+}
+Schedule bcast_chain(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::chain, call);
+}
+Schedule bcast_chain_rendezvous(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::chain, call, 0, true);
+}
+Schedule bcast_chain_segmented(const CallShape& call, const AlgoParams& params) {
+  return tree(TreeShape::chain, call, params.segment_bytes);
+}
+Schedule bcast_binary(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::binary, call);
+}
+Schedule bcast_binomial(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::binomial, call);
+}
+Schedule bcast_binomial_rendezvous(const CallShape& call, const AlgoParams&) {
+  return tree(TreeShape::binomial, call, 0, true);
+}
+Schedule bcast_binomial_segmented(const CallShape& call, const AlgoParams& params) {
+  return tree(TreeShape::binomial, call, params.segment_bytes);
+}
+
+}  // namespace collsel::schedule

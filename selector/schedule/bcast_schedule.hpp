@@ -1,0 +1,42 @@
+// The communication schedules of the bcast.* algorithms (selector/bcast/), for the contention
+// simulator (models/contention/schedule.hpp): every message bcast::tree_engine sends, between
+// ranks, with what its sender must have received or completed before posting it. Pure: no MPI.
+#pragma once
+
+#include <cstdint>
+
+#include "models/contention/schedule.hpp"
+#include "selector/algo_params.hpp"
+#include "selector/collective.hpp"
+#include "selector/schedule/tree.hpp"
+
+namespace collsel::schedule {
+
+// The options of bcast::EngineOptions, restated here because that header pulls in MPI.
+struct TreeBroadcast {
+  TreeShape shape = TreeShape::binomial;
+  std::uint64_t segment_bytes = 0;  // 0 or >= message: one segment
+  bool rendezvous = false;          // zero-byte request and ready before every data message
+};
+
+// The schedule of bcast::tree_engine with `options` for call.comm_size ranks, call.bytes and
+// call.root. Empty for P <= 1 or 0 bytes, as the engine sends nothing then.
+models::contention::Schedule tree_broadcast(const CallShape& call, const TreeBroadcast& options);
+
+// One per registered algorithm, with the registry's ScheduleFn signature; only the *_segmented
+// ones read params.segment_bytes, as their run functions do.
+models::contention::Schedule bcast_flat(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_flat_rendezvous(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_flat_segmented(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_chain(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_chain_rendezvous(const CallShape& call,
+                                                    const AlgoParams& params);
+models::contention::Schedule bcast_chain_segmented(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_binary(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_binomial(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_binomial_rendezvous(const CallShape& call,
+                                                       const AlgoParams& params);
+models::contention::Schedule bcast_binomial_segmented(const CallShape& call,
+                                                      const AlgoParams& params);
+
+}  // namespace collsel::schedule

@@ -1,0 +1,62 @@
+// The registry's flat fan-outs (bcast.flat, scatter.flat, alltoall.all_at_once) switch to LogfP
+// (seed 004) for the sizes the model file's [logfp] section serves, and keep pLogP above them.
+// No MPI.
+#include <gtest/gtest.h>
+
+#include "models/logfp/fanout.hpp"
+#include "models/plogp/bcast.hpp"
+#include "models/plogp/scatter.hpp"
+#include "selector/catalog.hpp"
+
+namespace collsel {
+namespace {
+
+models::ModelFile with_logfp() {
+  models::ModelFile f;
+  f.plogp.latency_s = 5e-6;
+  f.plogp.table = {{1, 2e-6, 1e-6, 1e-6}, {1 << 20, 1e-2, 1e-4, 1e-4}};
+  // Posting is cheap (o falls with P) and the first 4 messages are free of g: a flat fan-out of
+  // small messages costs far less than pLogP's (P - 1) g(m).
+  f.logfp = models::logfp::Params{.latency_s = 5e-6, .o_min_s = 0.2e-6, .o_max_s = 1.6e-6,
+                                  .gap_s = 1e-6, .f = 4, .max_bytes = 64};
+  return f;
+}
+
+double predicted(Collective c, std::string_view name, const models::ModelFile& f, int P,
+                 std::uint64_t m) {
+  const AlgorithmView* view = find_algorithm(c, name);
+  EXPECT_NE(view, nullptr) << name;
+  return view->model(f, {c, P, m, 0}, Policy{}).seconds;
+}
+
+TEST(LogfpAdapter, FlatFanoutsUseLogfpForTheSizesItServes) {
+  const models::ModelFile f = with_logfp();
+  const auto& lf = *f.logfp;
+  EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.flat", f, 8, 16),
+                   models::logfp::bcast_flat(lf, f.plogp, 8, 16));
+  EXPECT_DOUBLE_EQ(predicted(Collective::scatter, "scatter.flat", f, 8, 16),
+                   models::logfp::scatter_flat(lf, f.plogp, 8, 16));
+  EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, "alltoall.all_at_once", f, 8, 16),
+                   models::logfp::alltoall_fanout_round(lf, f.plogp, 8, 16));
+  // And it differs from the pLogP formula it replaces (else this test could not fail).
+  EXPECT_LT(predicted(Collective::bcast, "bcast.flat", f, 8, 16),
+            models::plogp::bcast_flat(f.plogp, 8, 16));
+}
+
+TEST(LogfpAdapter, LargerMessagesAndFilesWithoutLogfpKeepPlogp) {
+  models::ModelFile f = with_logfp();
+  EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.flat", f, 8, 65),
+                   models::plogp::bcast_flat(f.plogp, 8, 65));
+  EXPECT_DOUBLE_EQ(predicted(Collective::scatter, "scatter.flat", f, 8, 4096),
+                   models::plogp::scatter_flat(f.plogp, 8, 4096));
+  f.logfp.reset();
+  EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.flat", f, 8, 16),
+                   models::plogp::bcast_flat(f.plogp, 8, 16));
+  // Other algorithms never read [logfp].
+  const models::ModelFile g = with_logfp();
+  EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.binomial", g, 8, 16),
+                   models::plogp::bcast_binomial(g.plogp, 8, 16));
+}
+
+}  // namespace
+}  // namespace collsel

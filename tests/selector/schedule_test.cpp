@@ -1,0 +1,570 @@
+// The communication schedules every registered algorithm emits for the contention simulator
+// (selector/schedule/{bcast,scatter,alltoall}_schedule.cpp), checked against what the algorithms
+// really send: well-formed and topologically ordered, every byte delivered, nothing forwarded
+// before it arrived, and the rounds, hops and message counts of the real code.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "selector/catalog.hpp"
+#include "selector/schedule/alltoall_schedule.hpp"
+#include "selector/schedule/bcast_schedule.hpp"
+#include "selector/schedule/scatter_schedule.hpp"
+#include "selector/schedule/tree.hpp"
+
+namespace collsel::schedule {
+namespace {
+
+using models::contention::Message;
+using models::contention::Schedule;
+
+constexpr int kSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17};
+constexpr std::uint64_t kBytes[] = {0, 1, 1000, 1 << 20};
+constexpr std::uint64_t kSegments[] = {0, 4, 333, 1000, 65536, 1 << 21};
+constexpr int kWindows[] = {0, 1, 2, 3, 100};
+
+std::vector<int> roots(int size) {
+  std::set<int> r{0, 1 % size, size / 2, size - 1};
+  return {r.begin(), r.end()};
+}
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+bool is_data(const Message& m) { return m.bytes > 0; }
+
+std::string describe(std::string_view name, const CallShape& call, const AlgoParams& params) {
+  return std::string(name) + " P=" + std::to_string(call.comm_size) +
+         " bytes=" + std::to_string(call.bytes) + " root=" + std::to_string(call.root) +
+         " segment=" + std::to_string(params.segment_bytes) +
+         " window=" + std::to_string(params.window);
+}
+
+// Ranks in range, no self-messages, dependencies on earlier messages only, none repeated.
+void expect_well_formed(const Schedule& s, int size, const std::string& what) {
+  EXPECT_EQ(s.ranks, size) << what;
+  for (std::size_t i = 0; i < s.messages.size(); ++i) {
+    const Message& m = s.messages[i];
+    ASSERT_GE(m.src, 0) << what;
+    ASSERT_LT(m.src, size) << what;
+    ASSERT_GE(m.dst, 0) << what;
+    ASSERT_LT(m.dst, size) << what;
+    ASSERT_NE(m.src, m.dst) << what << " message " << i;
+    std::set<int> seen;
+    for (int a : m.after) {
+      ASSERT_GE(a, 0) << what << " message " << i;
+      ASSERT_LT(static_cast<std::size_t>(a), i) << what << " message " << i;
+      ASSERT_TRUE(seen.insert(a).second) << what << " message " << i << " repeats " << a;
+    }
+  }
+}
+
+// Longest dependency chain, in messages: the rounds or hops the schedule serialises.
+int depth(const Schedule& s) {
+  std::vector<int> d(s.messages.size(), 1);
+  int deepest = 0;
+  for (std::size_t i = 0; i < s.messages.size(); ++i) {
+    for (int a : s.messages[i].after) d[i] = std::max(d[i], d[at(a)] + 1);
+    deepest = std::max(deepest, d[i]);
+  }
+  return deepest;
+}
+
+// What each message's sender (indeed every rank) is known to have received when it is posted:
+// for message x and rank r, how many of r's data messages are among x's strict ancestors,
+// counting a rank's data messages in the order they were emitted (a rank's segments or blocks
+// come from one sender, in order). Linear in messages x ranks.
+class Received {
+ public:
+  explicit Received(const Schedule& s)
+      : ranks_(s.ranks),
+        before_(s.messages.size() * at(s.ranks), 0),
+        sequence_(s.messages.size(), 0) {
+    std::vector<int> count(at(s.ranks), 0);
+    std::vector<int> including(before_.size(), 0);
+    for (std::size_t x = 0; x < s.messages.size(); ++x) {
+      const Message& m = s.messages[x];
+      int* mine = &before_[x * at(ranks_)];
+      for (int a : m.after) {
+        const int* theirs = &including[at(a) * at(ranks_)];
+        for (int r = 0; r < ranks_; ++r) mine[r] = std::max(mine[r], theirs[r]);
+      }
+      std::copy_n(mine, ranks_, &including[x * at(ranks_)]);
+      if (is_data(m)) {
+        sequence_[x] = ++count[at(m.dst)];
+        int& own = including[x * at(ranks_) + at(m.dst)];
+        own = std::max(own, sequence_[x]);
+      }
+    }
+  }
+  // Data messages into `rank` known to have arrived before message x is posted.
+  int before(std::size_t x, int rank) const { return before_[x * at(ranks_) + at(rank)]; }
+  // 1-based position of data message x among its receiver's data messages.
+  int sequence(std::size_t x) const { return sequence_[x]; }
+
+ private:
+  int ranks_;
+  std::vector<int> before_;
+  std::vector<int> sequence_;
+};
+
+struct Totals {
+  std::vector<std::uint64_t> in, out;
+  explicit Totals(const Schedule& s) : in(at(s.ranks), 0), out(at(s.ranks), 0) {
+    for (const Message& m : s.messages) {
+      in[at(m.dst)] += m.bytes;
+      out[at(m.src)] += m.bytes;
+    }
+  }
+};
+
+// --- every registered algorithm ---
+
+TEST(Schedule, EveryRegisteredAlgorithmHasOne) {
+  for (Collective c : kCollectives) {
+    for (const auto& a : catalog(c)) EXPECT_NE(a.schedule, nullptr) << a.name;
+  }
+}
+
+TEST(Schedule, NothingToSendForOneRankOrZeroBytes) {
+  for (Collective c : kCollectives) {
+    for (const auto& a : catalog(c)) {
+      for (int size : kSizes) {
+        const Schedule s = a.schedule({c, size, 0, size - 1}, {.segment_bytes = 4, .window = 1});
+        EXPECT_EQ(s.ranks, size) << a.name;
+        EXPECT_TRUE(s.messages.empty()) << a.name << " P=" << size;
+      }
+      EXPECT_TRUE(a.schedule({c, 1, 1000, 0}, {}).messages.empty()) << a.name;
+    }
+  }
+}
+
+// Bcast: every non-root rank receives the whole message exactly once, cut as the engine cuts it,
+// and forwards segment s only after segment s has reached it.
+// `cut` is the segment length the engine uses (the whole message when unsegmented).
+void check_bcast(const Schedule& s, const CallShape& call, std::uint64_t cut, bool rendezvous,
+                 const std::string& what) {
+  expect_well_formed(s, call.comm_size, what);
+  const std::uint64_t segments =
+      call.comm_size == 1 || call.bytes == 0 ? 0 : (call.bytes + cut - 1) / cut;
+  const Totals totals(s);
+  const Received received(s);
+  std::vector<std::vector<std::uint64_t>> incoming(at(call.comm_size));
+  std::vector<int> sent(at(call.comm_size) * at(call.comm_size), 0);  // data messages per edge
+  std::size_t data = 0;
+  for (std::size_t x = 0; x < s.messages.size(); ++x) {
+    const Message& m = s.messages[x];
+    if (!is_data(m)) {
+      EXPECT_TRUE(rendezvous) << what << ": a zero-byte message without rendezvous";
+      continue;
+    }
+    ++data;
+    incoming[at(m.dst)].push_back(m.bytes);
+    if (m.src != call.root) {
+      // The s-th segment to each child is the s-th the sender received, of the same length.
+      const int seq = ++sent[at(m.src) * at(call.comm_size) + at(m.dst)];
+      EXPECT_GE(received.before(x, m.src), seq) << what << " message " << x;
+      ASSERT_LE(at(seq), incoming[at(m.src)].size()) << what << " message " << x;
+      EXPECT_EQ(incoming[at(m.src)][at(seq - 1)], m.bytes) << what << " message " << x;
+    }
+    if (rendezvous) {
+      // data <- ready from the receiver <- request from the sender
+      const auto ready = std::find_if(m.after.begin(), m.after.end(), [&](int a) {
+        const Message& r = s.messages[at(a)];
+        return r.bytes == 0 && r.src == m.dst && r.dst == m.src;
+      });
+      ASSERT_NE(ready, m.after.end()) << what << " message " << x << " has no ready";
+      const Message& r = s.messages[at(*ready)];
+      EXPECT_TRUE(std::any_of(r.after.begin(), r.after.end(), [&](int a) {
+        const Message& q = s.messages[at(a)];
+        return q.bytes == 0 && q.src == m.src && q.dst == m.dst;
+      })) << what << " message " << x << ": its ready follows no request";
+    }
+  }
+  EXPECT_EQ(data, at(call.comm_size - 1) * segments) << what;
+  EXPECT_EQ(s.messages.size(), rendezvous ? 3 * data : data) << what;
+  for (int r = 0; r < call.comm_size; ++r) {
+    EXPECT_EQ(totals.in[at(r)], r == call.root ? 0 : call.bytes) << what << " rank " << r;
+    if (r == call.root) continue;
+    ASSERT_EQ(incoming[at(r)].size(), segments) << what << " rank " << r;
+    // Cut as tree_engine.cpp's make_segments: equal segments, the last one shorter.
+    for (std::size_t i = 0; i + 1 < incoming[at(r)].size(); ++i) {
+      EXPECT_EQ(incoming[at(r)][i], cut) << what << " rank " << r << " segment " << i;
+    }
+  }
+}
+
+TEST(BcastSchedule, DeliversEverySegmentOnceAndForwardsOnlyWhatArrived) {
+  for (const auto& a : catalog(Collective::bcast)) {
+    const bool rendezvous = a.name.find("_rendezvous") != std::string_view::npos;
+    for (int size : kSizes) {
+      for (int root : roots(size)) {
+        for (std::uint64_t bytes : kBytes) {
+          for (std::uint64_t segment : kSegments) {
+            if (segment != 0 && bytes / segment > 4096) continue;  // keeps the test fast
+            const CallShape call{Collective::bcast, size, bytes, root};
+            const AlgoParams params{.segment_bytes = segment, .window = 0};
+            const std::uint64_t cut =
+                a.segmented && segment != 0 && segment < bytes ? segment : bytes;
+            check_bcast(a.schedule(call, params), call, cut, rendezvous,
+                        describe(a.name, call, params));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The engine supports rendezvous with segments although no registered algorithm uses both: its
+// schedule must still be ordered and causal (a node's ready i+1 precedes its sends of segment i).
+TEST(BcastSchedule, SegmentedRendezvousIsOrderedAndCausal) {
+  for (TreeShape shape :
+       {TreeShape::flat, TreeShape::chain, TreeShape::binary, TreeShape::binomial}) {
+    for (int size : kSizes) {
+      for (int root : roots(size)) {
+        const CallShape call{Collective::bcast, size, 1000, root};
+        const Schedule s = tree_broadcast(call, {shape, 300, true});
+        const std::string what = "rendezvous segmented shape " +
+                                 std::to_string(static_cast<int>(shape)) + " P=" +
+                                 std::to_string(size) + " root " + std::to_string(root);
+        check_bcast(s, call, 300, true, what);
+        // A rank sends ready i while it waits for segment i-1 (the engine's two receive slots),
+        // so not before segment i-2 has arrived, leaves included.
+        const Received received(s);
+        std::vector<int> readies(at(size), 0);
+        for (std::size_t x = 0; x < s.messages.size(); ++x) {
+          const Message& m = s.messages[x];
+          const int child = to_vrank(m.src, root, size);
+          if (m.bytes != 0 || tree_node(shape, child, size).parent != to_vrank(m.dst, root, size)) {
+            continue;
+          }
+          const int i = readies[at(m.src)]++;
+          EXPECT_GE(received.before(x, m.src), i - 1) << what << " ready " << i;
+        }
+      }
+    }
+  }
+}
+
+int ceil_log2(int p) {
+  int j = 0;
+  while ((1 << j) < p) ++j;
+  return j;
+}
+
+// Children are served one at a time (tree_engine.cpp): child j of a node receives j messages
+// after the node did. The schedule must serialise exactly that.
+int sequential_tree_depth(TreeShape shape, int size) {
+  std::vector<int> arrival(at(size), 0);
+  int deepest = 0;
+  for (int v = 0; v < size; ++v) {
+    const TreeNode node = tree_node(shape, v, size);
+    for (std::size_t j = 0; j < node.children.size(); ++j) {
+      arrival[at(node.children[j])] = arrival[at(v)] + static_cast<int>(j) + 1;
+      deepest = std::max(deepest, arrival[at(node.children[j])]);
+    }
+  }
+  return deepest;
+}
+
+TEST(BcastSchedule, UnsegmentedTreesSerialiseEachNodesSends) {
+  const std::pair<std::string_view, TreeShape> trees[] = {{"bcast.flat", TreeShape::flat},
+                                                          {"bcast.chain", TreeShape::chain},
+                                                          {"bcast.binary", TreeShape::binary},
+                                                          {"bcast.binomial", TreeShape::binomial}};
+  for (const auto& [name, shape] : trees) {
+    const AlgorithmView* a = find_algorithm(Collective::bcast, name);
+    ASSERT_NE(a, nullptr);
+    for (int size : kSizes) {
+      const Schedule s = a->schedule({Collective::bcast, size, 1000, size / 2}, {});
+      EXPECT_EQ(depth(s), sequential_tree_depth(shape, size)) << name << " P=" << size;
+    }
+  }
+  for (int size : kSizes) {
+    const CallShape call{Collective::bcast, size, 1000, 0};
+    EXPECT_EQ(depth(bcast_flat(call, {})), size - 1);
+    EXPECT_EQ(depth(bcast_chain(call, {})), size - 1);
+    // Table 1's ceil(log2 P) rounds: the root's children, one after the other.
+    EXPECT_EQ(depth(bcast_binomial(call, {})), ceil_log2(size)) << "P=" << size;
+  }
+}
+
+TEST(BcastSchedule, BinomialAtEightRanks) {
+  const Schedule s = bcast_binomial({Collective::bcast, 8, 4096, 3}, {});
+  ASSERT_EQ(s.messages.size(), 7u);
+  // The root (rank 3) serves vranks 4, 2, 1, i.e. ranks 7, 5, 4, in that order, each after the
+  // previous one completed.
+  EXPECT_EQ(s.messages[0].src, 3);
+  EXPECT_EQ(s.messages[0].dst, 7);
+  EXPECT_TRUE(s.messages[0].after.empty());
+  EXPECT_EQ(s.messages[1].dst, 5);
+  EXPECT_EQ(s.messages[1].after, std::vector<int>{0});
+  EXPECT_EQ(s.messages[2].dst, 4);
+  EXPECT_EQ(s.messages[2].after, std::vector<int>{1});
+  for (const Message& m : s.messages) EXPECT_EQ(m.bytes, 4096u);
+  EXPECT_EQ(depth(s), 3);
+}
+
+TEST(BcastSchedule, FlatSegmentedIsSegmentMajorAndSerial) {
+  const Schedule s = bcast_flat_segmented({Collective::bcast, 4, 10, 0}, {.segment_bytes = 4});
+  ASSERT_EQ(s.messages.size(), 9u);
+  const std::uint64_t bytes[] = {4, 4, 4, 4, 4, 4, 2, 2, 2};
+  for (std::size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(s.messages[i].src, 0);
+    EXPECT_EQ(s.messages[i].dst, static_cast<int>(i % 3) + 1);
+    EXPECT_EQ(s.messages[i].bytes, bytes[i]) << i;
+  }
+  EXPECT_EQ(depth(s), 9);  // (P-1) k sends, each after the previous: Table 1's (P-1) g(s) k
+}
+
+TEST(BcastSchedule, ChainSegmentedPipelines) {
+  // (P-1) + (k-1) steps: Table 1's (P-1)(g(s) + L) + g(s)(k-1).
+  for (int size : {2, 3, 5, 9}) {
+    const Schedule s =
+        bcast_chain_segmented({Collective::bcast, size, 1000, 1 % size}, {.segment_bytes = 100});
+    EXPECT_EQ(s.messages.size(), at(size - 1) * 10);
+    EXPECT_EQ(depth(s), size - 1 + 9) << "P=" << size;
+  }
+}
+
+TEST(BcastSchedule, RendezvousHandshakes) {
+  for (int size : {2, 3, 5, 8}) {
+    const CallShape call{Collective::bcast, size, 1000, 0};
+    // chain: request, ready, data per hop, hop after hop
+    const Schedule chain = bcast_chain_rendezvous(call, {});
+    EXPECT_EQ(chain.messages.size(), at(3 * (size - 1)));
+    EXPECT_EQ(depth(chain), 3 * (size - 1)) << "P=" << size;
+    // flat: P-1 requests in a row, then each child's ready and data in turn, the first data
+    // after the last request: 2(P-1) steps, and 3 for the lone handshake at P = 2
+    EXPECT_EQ(depth(bcast_flat_rendezvous(call, {})), std::max(3, 2 * (size - 1))) << "P=" << size;
+  }
+  const Schedule s = bcast_flat_rendezvous({Collective::bcast, 3, 1000, 0}, {});
+  // requests to 1 and 2, ready from 1, data to 1, ready from 2, data to 2
+  ASSERT_EQ(s.messages.size(), 6u);
+  EXPECT_EQ(s.messages[0].bytes, 0u);
+  EXPECT_EQ(s.messages[1].after, std::vector<int>{0});
+  EXPECT_EQ(s.messages[2].src, 1);
+  EXPECT_EQ(s.messages[2].after, std::vector<int>{0});
+  EXPECT_EQ(s.messages[3].bytes, 1000u);
+  EXPECT_EQ(s.messages[3].after, (std::vector<int>{2, 1}));
+}
+
+// --- Scatter ---
+
+TEST(ScatterSchedule, EveryRankKeepsItsBlockAndForwardsOnlyWhatArrived) {
+  for (const auto& a : catalog(Collective::scatter)) {
+    for (int size : kSizes) {
+      for (int root : roots(size)) {
+        for (std::uint64_t bytes : kBytes) {
+          const CallShape call{Collective::scatter, size, bytes, root};
+          const std::string what = describe(a.name, call, {});
+          const Schedule s = a.schedule(call, {});
+          expect_well_formed(s, size, what);
+          if (bytes == 0 || size == 1) continue;
+          const Totals totals(s);
+          const Received received(s);
+          EXPECT_EQ(s.messages.size(), at(size - 1)) << what;
+          for (int r = 0; r < size; ++r) {
+            if (r == root) {
+              EXPECT_EQ(totals.in[at(r)], 0u) << what;
+              EXPECT_EQ(totals.out[at(r)], at(size - 1) * bytes) << what;
+            } else {
+              EXPECT_EQ(totals.in[at(r)] - totals.out[at(r)], bytes) << what << " rank " << r;
+            }
+          }
+          for (std::size_t x = 0; x < s.messages.size(); ++x) {
+            if (s.messages[x].src != root) {
+              EXPECT_EQ(received.before(x, s.messages[x].src), 1) << what << " message " << x;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ScatterSchedule, Shapes) {
+  const std::uint64_t m = 100;
+  // flat: P-1 sends posted at once
+  const Schedule flat = scatter_flat({Collective::scatter, 6, m, 2}, {});
+  for (const Message& msg : flat.messages) {
+    EXPECT_EQ(msg.src, 2);
+    EXPECT_EQ(msg.bytes, m);
+    EXPECT_TRUE(msg.after.empty());
+  }
+  EXPECT_EQ(depth(flat), 1);
+  // chain: hop v carries the P-v blocks of vranks v..P-1
+  const Schedule chain = scatter_chain({Collective::scatter, 6, m, 2}, {});
+  ASSERT_EQ(chain.messages.size(), 5u);
+  for (int v = 1; v < 6; ++v) {
+    EXPECT_EQ(chain.messages[at(v - 1)].dst, (v + 2) % 6);
+    EXPECT_EQ(chain.messages[at(v - 1)].bytes, at(6 - v) * m);
+  }
+  EXPECT_EQ(depth(chain), 5);
+  // binomial, P = 8: the root sends 4, 2, 1 blocks to vranks 4, 2, 1, one after the other;
+  // Table 2's sum of g(2^j m) over ceil(log2 P) = 3 steps
+  const Schedule binomial = scatter_binomial({Collective::scatter, 8, m, 3}, {});
+  ASSERT_EQ(binomial.messages.size(), 7u);
+  const int dst[] = {7, 5, 4};
+  const std::uint64_t blocks[] = {4, 2, 1};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(binomial.messages[i].src, 3);
+    EXPECT_EQ(binomial.messages[i].dst, dst[i]);
+    EXPECT_EQ(binomial.messages[i].bytes, blocks[i] * m);
+  }
+  EXPECT_EQ(depth(binomial), 3);
+}
+
+// --- All-to-All ---
+
+std::uint64_t bruck_blocks(int size) {
+  std::uint64_t total = 0;
+  for (int d = 1; d < size; d <<= 1) {
+    for (int i = 0; i < size; ++i) total += (i & d) ? 1 : 0;
+  }
+  return total;
+}
+
+int effective_window(int window, int size) {
+  return window <= 0 || window > size - 1 ? size - 1 : window;
+}
+
+TEST(AlltoallSchedule, EveryRankReceivesWhatTheAlgorithmMoves) {
+  for (const auto& a : catalog(Collective::alltoall)) {
+    const bool bruck = a.name == "alltoall.bruck";
+    for (int size : kSizes) {
+      for (std::uint64_t bytes : kBytes) {
+        for (int window : kWindows) {
+          const CallShape call{Collective::alltoall, size, bytes, 0};
+          const AlgoParams params{.segment_bytes = 0, .window = window};
+          const std::string what = describe(a.name, call, params);
+          const Schedule s = a.schedule(call, params);
+          expect_well_formed(s, size, what);
+          if (bytes == 0 || size == 1) continue;
+          const std::uint64_t moved = bruck ? bruck_blocks(size) * bytes : at(size - 1) * bytes;
+          const Totals totals(s);
+          for (int r = 0; r < size; ++r) {
+            EXPECT_EQ(totals.in[at(r)], moved) << what << " rank " << r;
+            EXPECT_EQ(totals.out[at(r)], moved) << what << " rank " << r;
+          }
+          if (!bruck) {
+            // one block from every other rank
+            std::set<std::pair<int, int>> pairs;
+            for (const Message& m : s.messages) {
+              EXPECT_EQ(m.bytes, bytes) << what;
+              EXPECT_TRUE(pairs.insert({m.src, m.dst}).second) << what;
+            }
+            EXPECT_EQ(pairs.size(), at(size) * at(size - 1)) << what;
+          }
+          int rounds = size - 1;
+          if (a.name == "alltoall.all_at_once") rounds = 1;
+          if (a.name == "alltoall.windowed") {
+            const int k = effective_window(window, size);
+            rounds = (size - 1 + k - 1) / k;
+          }
+          if (bruck) rounds = ceil_log2(size);
+          EXPECT_EQ(depth(s), rounds) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(AlltoallSchedule, DirectExchangeRounds) {
+  const int n = 5;
+  const Schedule s = alltoall_direct_exchange({Collective::alltoall, n, 10, 0}, {});
+  ASSERT_EQ(s.messages.size(), at(n * (n - 1)));
+  for (int t = 1; t < n; ++t) {
+    for (int r = 0; r < n; ++r) {
+      const Message& m = s.messages[at((t - 1) * n + r)];
+      EXPECT_EQ(m.src, r);
+      EXPECT_EQ(m.dst, (r + t) % n);
+      if (t == 1) {
+        EXPECT_TRUE(m.after.empty());
+      } else {
+        // the Sendrecv of round t-1: this rank's send and the block it received from r-(t-1)
+        const Message& own = s.messages[at(m.after.at(0))];
+        const Message& in = s.messages[at(m.after.at(1))];
+        EXPECT_EQ(own.src, r);
+        EXPECT_EQ(own.dst, (r + t - 1) % n);
+        EXPECT_EQ(in.src, (r - (t - 1) + n) % n);
+        EXPECT_EQ(in.dst, r);
+      }
+    }
+  }
+}
+
+TEST(AlltoallSchedule, PairwiseMatchesPairsWhenPowerOfTwo) {
+  const int n = 8;
+  const Schedule s = alltoall_pairwise({Collective::alltoall, n, 10, 0}, {});
+  for (std::size_t i = 0; i < s.messages.size(); ++i) {
+    const int t = static_cast<int>(i) / n + 1;
+    const Message& m = s.messages[i];
+    EXPECT_EQ(m.dst, m.src ^ t);
+    for (int a : m.after) {  // the previous round's exchange of this rank, either direction
+      const Message& p = s.messages[at(a)];
+      EXPECT_TRUE(p.src == m.src || p.dst == m.src);
+      EXPECT_EQ(p.src ^ p.dst, t - 1);
+    }
+  }
+  // not a power of two: direct exchange's rounds
+  const CallShape six{Collective::alltoall, 6, 10, 0};
+  const Schedule a = alltoall_pairwise(six, {});
+  const Schedule b = alltoall_direct_exchange(six, {});
+  ASSERT_EQ(a.messages.size(), b.messages.size());
+  for (std::size_t i = 0; i < a.messages.size(); ++i) {
+    EXPECT_EQ(a.messages[i].dst, b.messages[i].dst);
+    EXPECT_EQ(a.messages[i].after, b.messages[i].after);
+  }
+}
+
+TEST(AlltoallSchedule, WindowedReusesTheSlotOfExchangeTMinusK) {
+  const int n = 9, k = 3;
+  const Schedule s = alltoall_windowed({Collective::alltoall, n, 10, 0}, {.window = k});
+  for (int t = 1; t < n; ++t) {
+    for (int r = 0; r < n; ++r) {
+      const Message& m = s.messages[at((t - 1) * n + r)];
+      if (t <= k) {
+        EXPECT_TRUE(m.after.empty()) << "t=" << t;
+        continue;
+      }
+      ASSERT_EQ(m.after.size(), 2u);
+      EXPECT_EQ(s.messages[at(m.after[0])].dst, (r + t - k) % n);
+      EXPECT_EQ(s.messages[at(m.after[1])].src, (r - (t - k) + n) % n);
+      EXPECT_EQ(s.messages[at(m.after[1])].dst, r);
+    }
+  }
+  // all at once is the window of n-1: every message free to go
+  for (const Message& m : alltoall_all_at_once({Collective::alltoall, n, 10, 0}, {}).messages) {
+    EXPECT_TRUE(m.after.empty());
+  }
+}
+
+TEST(AlltoallSchedule, BruckSendsThePackedRoundSizes) {
+  // Blocks per round: slots i in [0, n) with bit j set.
+  const std::pair<int, std::vector<std::uint64_t>> cases[] = {
+      {5, {2, 2, 1}}, {6, {3, 2, 2}}, {8, {4, 4, 4}}, {2, {1}}};
+  for (const auto& [n, blocks] : cases) {
+    const Schedule s = alltoall_bruck({Collective::alltoall, n, 10, 0}, {});
+    ASSERT_EQ(s.messages.size(), at(n) * blocks.size()) << "n=" << n;
+    for (std::size_t i = 0; i < s.messages.size(); ++i) {
+      const std::size_t j = i / at(n);
+      const Message& m = s.messages[i];
+      EXPECT_EQ(m.bytes, blocks[j] * 10) << "n=" << n << " round " << j;
+      EXPECT_EQ(m.dst, (m.src + (1 << j)) % n);
+    }
+  }
+}
+
+TEST(AlltoallSchedule, SixtyFourRanksStayCheap) {
+  // Emitted at decision time: P (P-1) messages with two dependencies each.
+  const Schedule s = alltoall_windowed({Collective::alltoall, 64, 1000, 0}, {.window = 4});
+  EXPECT_EQ(s.messages.size(), 64u * 63u);
+  EXPECT_EQ(depth(s), 16);
+}
+
+}  // namespace
+}  // namespace collsel::schedule
