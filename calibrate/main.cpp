@@ -1,4 +1,5 @@
-// collsel-calibrate: measures this cluster's pLogP parameters and writes the model file.
+// collsel-calibrate: measures this cluster's pLogP parameters (and, with more ranks, the
+// All-to-All signature, the contention graphs and LogfP) and writes the model file.
 //   mpiexec -n 2 collsel-calibrate -o cluster.toml
 // The file is written to a temporary name and renamed at the end, so an interrupted run never
 // leaves a half-written model.
@@ -17,9 +18,13 @@
 #include <fmt/format.h>
 
 #include "calibrate/alltoall_measure.hpp"
+#include "calibrate/contention_measure.hpp"
+#include "calibrate/logfp_measure.hpp"
+#include "calibrate/node_layout.hpp"
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/validate.hpp"
 #include "models/model_file.hpp"
+#include "tools/size_parse.hpp"
 
 namespace {
 
@@ -31,6 +36,10 @@ struct Options {
   double budget_s = 0.0;  // 0: the mode's default
   bool alltoall = true;
   double alltoall_budget_s = 0.0;  // 0: the mode's default
+  bool contention = true;
+  std::string contention_bytes;  // empty: the mode's default
+  int contention_repeats = 0;    // 0: the mode's default
+  bool logfp = true;
   std::string validate;   // a model file: validate it instead of calibrating
   std::string validate_prefix = "validation";
   std::vector<std::string> validate_colls{"bcast", "scatter", "alltoall"};
@@ -159,6 +168,19 @@ std::vector<std::string> host_names(MPI_Comm comm) {
   return hosts;
 }
 
+// "fair 12.3 %, infiniband 20.1 %, ..." (mean |E_rel| of each rule on the calibration graphs).
+std::string rule_scores(const collsel::calibrate::ContentionCalibration& c) {
+  std::string out;
+  for (const auto& s : c.scores) {
+    out += fmt::format("{}{} ", out.empty() ? "" : ", ",
+                       collsel::models::contention::rule_name(s.rule));
+    out += !s.error.empty() ? fmt::format("n/a ({})", s.error)
+           : s.comms == 0   ? std::string("n/a (no graph to compare with)")
+                            : fmt::format("{:.1f} %", 100 * s.mean_abs_rel);
+  }
+  return out;
+}
+
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -224,7 +246,9 @@ int main(int argc, char** argv) {
       "Example: mpiexec -n 2 collsel-calibrate -o cluster.toml\n"
       "It measures rank 0 against the first rank on another node (rank 1 when all share a node),\n"
       "then the All-to-All contention signature with all ranks (seed 000: direct exchange and\n"
-      "every message at once over block sizes up to 1 MiB).\n"
+      "every message at once over block sizes up to 1 MiB), the contention graphs between nodes\n"
+      "(seeds 002, 003; needs 2 or more ranks on a node, e.g. mpiexec -ppn 2) and the LogfP\n"
+      "1:P-P:1 benchmark (seed 004).\n"
       "Validate a model with: mpiexec -n P collsel-calibrate --validate cluster.toml"};
   Options o;
   app.add_option("-o,--output", o.output, "model file to write")->capture_default_str();
@@ -243,6 +267,22 @@ int main(int argc, char** argv) {
   app.add_option("--alltoall-budget", o.alltoall_budget_s,
                  "seconds the All-to-All measurement may take (default 60, --quick 15)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("!--no-contention", o.contention,
+               "skip the contention graphs (the model file then has no [contention] section)");
+  app.add_option("--contention-bytes", o.contention_bytes,
+                 "message size of the contention graphs (default 1MiB, --quick 256KiB)")
+      ->check([](const std::string& v) {
+        const auto parsed = collsel::tools::parse_size(v);
+        if (!parsed.bytes) return parsed.error;
+        return *parsed.bytes == 0 || *parsed.bytes > (1u << 30)
+                   ? std::string("must be between 1 B and 1 GiB")
+                   : std::string();
+      });
+  app.add_option("--contention-repeats", o.contention_repeats,
+                 "runs of each contention graph; the median is kept (default 5, --quick 3)")
+      ->check(CLI::Range(1, 1000));
+  app.add_flag("!--no-logfp", o.logfp,
+               "skip the 1:P-P:1 benchmark (the model file then has no [logfp] section)");
   app.add_option("--validate", o.validate,
                  "instead of calibrating: run every algorithm at a grid of sizes on this P and "
                  "compare with MODEL's predictions; writes PREFIX.md, PREFIX.csv, PREFIX.svg")
@@ -339,6 +379,60 @@ int main(int argc, char** argv) {
     const auto measured_a2a = collsel::calibrate::measure_alltoall(MPI_COMM_WORLD, ao);
     if (rank == 0) contention = collsel::calibrate::fit_contention(measured_a2a, *measured, size);
   }
+  // The contention graphs and LogfP place their ranks by node.
+  const collsel::calibrate::NodeLayout layout = collsel::calibrate::node_layout(MPI_COMM_WORLD);
+  if (rank == 0 && layout.fake && (o.contention || o.logfp)) {
+    fmt::print(stderr, "collsel-calibrate: {}: {} pseudo-nodes of consecutive ranks (a test knob: "
+               "[contention] and [logfp] then measure this machine, not a network)\n",
+               collsel::calibrate::kFakeNodesVariable, layout.nodes());
+  }
+  std::optional<collsel::calibrate::ContentionCalibration> graphs;
+  collsel::calibrate::ContentionOptions co;
+  if (o.contention) {
+    co.bytes = o.contention_bytes.empty()
+                   ? (o.quick ? 256u << 10 : 1u << 20)
+                   : *collsel::tools::parse_size(o.contention_bytes).bytes;
+    co.repeats = o.contention_repeats > 0 ? o.contention_repeats : (o.quick ? 3 : 5);
+    co.progress = [](const std::string& line) {
+      fmt::print(stderr, "collsel-calibrate: {}\n", line);
+    };
+    graphs = collsel::calibrate::calibrate_contention(MPI_COMM_WORLD, layout, co);
+    if (rank == 0 && !graphs->skipped.empty()) {
+      fmt::print(stderr, "collsel-calibrate: no [contention] section: {}\n", graphs->skipped);
+    }
+  }
+  std::optional<collsel::models::logfp::Params> logfp;
+  std::string logfp_problem;
+  collsel::calibrate::LogfpMeasureOptions lo;
+  if (o.logfp) {
+    lo.min_samples = o.quick ? 3 : 5;
+    lo.max_samples = o.quick ? 9 : 25;
+    lo.budget_s = o.quick ? 5.0 : 20.0;
+    lo.progress = [](int p, int most, double elapsed) {
+      // Five lines at most: P = 1, every quarter, the last.
+      const int step = std::max(1, (most + 3) / 4);
+      if (p != 1 && p != most && p % step != 0) return;
+      fmt::print(stderr, "collsel-calibrate: LogfP 1:P-P:1 at P = {}/{}, {:.1f} s\n", p, most,
+                 elapsed);
+    };
+    if (rank == 0) {
+      fmt::print(stderr, "collsel-calibrate: LogfP 1:P-P:1 benchmark, {}-byte messages to P = "
+                 "1..{} peers (other nodes first)\n", lo.bytes, size - 1);
+    }
+    const auto samples = collsel::calibrate::measure_logfp(MPI_COMM_WORLD, layout, lo);
+    if (rank == 0) {
+      try {
+        logfp = collsel::models::logfp::fit(samples.samples, lo.bytes);
+        logfp->max_bytes = lo.bytes;
+        if (auto reason = logfp->invalid_reason()) {
+          logfp_problem = *reason;
+          logfp.reset();
+        }
+      } catch (const std::exception& e) {
+        logfp_problem = e.what();
+      }
+    }
+  }
   const auto hosts = host_names(MPI_COMM_WORLD);
   const int per_node = ranks_per_node(MPI_COMM_WORLD);
 
@@ -372,6 +466,42 @@ int main(int argc, char** argv) {
                  100 * c.signature_fit.rms_rel, c.signature_fit.points, c.beta_free_s_per_byte,
                  c.beta_contention_s_per_byte, c.rho_single, c.rho_flood);
     }
+    std::string more_notes;
+    if (graphs && graphs->params) {
+      const auto& c = *graphs->params;
+      model.contention = c;
+      fmt::print(stderr,
+                 "collsel-calibrate: contention rule {} (mean |E_rel| on {} graphs: {}); "
+                 "T_ref {:.4g} s for {} B, alpha {:.4g} s/B, intra-node {:.4g} s/B; GigE beta "
+                 "{:.3g}, gamma_i {:.3g}, gamma_o {:.3g} ({})\n",
+                 collsel::models::contention::rule_name(c.rule), c.measured.size(),
+                 rule_scores(*graphs), graphs->t_ref_s, co.bytes, c.alpha_s_per_byte,
+                 c.intra_alpha_s_per_byte, c.gige.beta, c.gige.gamma_i, c.gige.gamma_o,
+                 graphs->gige_note);
+      more_notes += fmt::format(
+          "; [contention] from {} static-synchronous graphs of {} B (median of {} runs), T_ref "
+          "{:.6g} s, rule by mean |E_rel|: {}; GigE parameters {}",
+          graphs->graphs.size(), co.bytes, co.repeats, graphs->t_ref_s, rule_scores(*graphs),
+          graphs->gige_note);
+    } else if (graphs) {
+      more_notes += fmt::format("; no [contention]: {}", graphs->skipped);
+    }
+    if (logfp) {
+      model.logfp = logfp;
+      fmt::print(stderr,
+                 "collsel-calibrate: LogfP L {:.4g} s, o_min {:.4g} s, o_max {:.4g} s, g {:.4g} s, "
+                 "f {}\n",
+                 logfp->latency_s, logfp->o_min_s, logfp->o_max_s, logfp->gap_s, logfp->f);
+      more_notes += fmt::format("; [logfp] from the 1:P-P:1 benchmark, {}-byte messages, P = 1..{}",
+                                lo.bytes, size - 1);
+    } else if (o.logfp) {
+      fmt::print(stderr, "collsel-calibrate: no [logfp] section: {}\n", logfp_problem);
+      more_notes += fmt::format("; no [logfp]: {}", logfp_problem);
+    }
+    if (layout.fake) {
+      more_notes += fmt::format("; {}={} (test knob)", collsel::calibrate::kFakeNodesVariable,
+                                layout.nodes());
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     model.provenance.duration_s = seconds;
@@ -382,6 +512,7 @@ int main(int argc, char** argv) {
         mo.min_samples, mo.max_samples, 100 * mo.target_spread, mo.budget_s, mo.sizes.size(),
         peer, hosts.size() > 1 ? "different nodes" : "one node, shared memory",
         intra ? fmt::format(", [intra_node] between ranks 0 and {}", intra_peer) : "");
+    model.provenance.notes += more_notes;
     if (const auto problem = collsel::models::save_model_file(model, o.output)) {
       fmt::print(stderr, "collsel-calibrate: {}\n", *problem);
       rc = 1;

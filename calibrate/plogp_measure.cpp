@@ -1,4 +1,5 @@
 #include "calibrate/plogp_measure.hpp"
+#include "calibrate/mpi_resources.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,21 +35,6 @@ double size_weight(std::uint64_t m) {
 namespace {
 
 constexpr int kTag = 77;
-
-// A barrier that sleeps between tests: ranks that only wait for the measuring pair must not take
-// CPU from it when ranks share cores (MPI_Barrier busy-polls).
-void wait_without_polling(MPI_Comm comm) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibarrier(comm, &request);
-  int done = 0;
-  while (!done) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (!done) {
-      timespec pause{0, 1'000'000};  // 1 ms: the wait is seconds long, precision is not needed
-      nanosleep(&pause, nullptr);
-    }
-  }
-}
 
 void spin_until(double t) {
   while (MPI_Wtime() < t) {

@@ -8,6 +8,8 @@ Cases:
               section fitted at n' = N that `collsel explain --coll alltoall` uses.
   interrupt   SIGINT to mpiexec mid-run leaves neither the model file nor a temporary file.
   validate    --validate writes the report, CSV and data files, covering every algorithm.
+  fake_nodes N  with COLLSEL_FAKE_NODES=2 the contention graphs run and [contention] loads.
+Every calibration also checks [logfp] (the 1:P-P:1 benchmark).
 """
 import argparse
 import os
@@ -75,8 +77,61 @@ def case_quick(a, work):
                      "-m", "4KiB"])
     if a2a_check.returncode != 0 or "alltoall." not in a2a_check.stdout:
         fail(f"collsel explain --coll alltoall failed: {a2a_check.stderr}")
+    check_logfp(doc, a.ranks, p.stderr)
+    # One node: the contention graphs (between nodes) are skipped, saying why.
+    if "contention" in doc or "no [contention] section: all" not in p.stderr:
+        fail(f"[contention] on one node, or no reason given: {p.stderr}")
     print(f"quick calibration at {a.ranks} ranks: {len(sizes)} sizes in {pv['duration_s']:.1f} s, "
-          f"gamma {a2a['gamma']:.3g}")
+          f"gamma {a2a['gamma']:.3g}, LogfP f = {doc['logfp']['f']}")
+
+
+def check_logfp(doc, ranks, stderr):
+    """[logfp] from the 1:P-P:1 benchmark (seed 004) at P = 1..ranks-1, 1-byte messages."""
+    lf = doc.get("logfp")
+    if lf is None:
+        fail(f"no [logfp] section; stderr: {stderr}")
+    if lf["max_bytes"] != 1 or not 1 <= lf["f"] <= max(1, ranks - 1):
+        fail(f"[logfp] max_bytes or f out of place: {lf}")
+    if min(lf["latency_s"], lf["o_min_s"], lf["o_max_s"], lf["gap_s"]) < 0 or \
+            lf["o_min_s"] + lf["o_max_s"] <= 0:
+        fail(f"[logfp] a negative time or no overhead: {lf}")
+    if "LogfP 1:P-P:1 benchmark" not in stderr:
+        fail("the LogfP phase did not report on stderr")
+
+
+def case_fake_nodes(a, work):
+    """COLLSEL_FAKE_NODES=2 splits the ranks into 2 pseudo-nodes: the contention graphs that fit
+    run (times of shared memory, so only the file's shape is checked) and the section loads."""
+    out = os.path.join(work, "m.toml")
+    env = dict(os.environ, COLLSEL_FAKE_NODES="2")
+    p = run([a.mpiexec, "-n", str(a.ranks), a.calibrate, "--quick", "--budget", "4",
+             "--no-alltoall", "--max-bytes", "65536", "--contention-bytes", "64KiB",
+             "--contention-repeats", "3", "-o", out], env=env)
+    if p.returncode != 0:
+        fail(f"calibrate exited {p.returncode}: {p.stderr}")
+    check = run([a.collsel, "explain", "--model", out, "--coll", "bcast", "-P", "8", "-m", "64KiB"])
+    if check.returncode != 0 or check.stderr.strip():
+        fail(f"collsel explain did not read the model cleanly: {check.stderr}")
+    with open(out, "rb") as f:
+        doc = tomllib.load(f)
+    c = doc.get("contention")
+    if c is None:
+        fail(f"no [contention] section; stderr: {p.stderr}")
+    if c["rule"] not in ("fair", "infiniband", "gige", "myrinet") or c["use"] != "auto":
+        fail(f"[contention] rule or use: {c}")
+    if not (c["alpha_s_per_byte"] > 0 and c["intra_alpha_s_per_byte"] >= 0 and
+            c["reference_bytes"] == 65536):
+        fail(f"[contention] alpha, intra-node alpha or size: {c}")
+    # Two pseudo-nodes of 2 ranks hold the pair, 2 parallel communications and the two-way pair;
+    # a graph whose noisy times the reverse solving cannot use is left out.
+    for g in c.get("graph", []):
+        if g["name"] not in ("parallel-2", "two-way") or len(g["penalties"]) != 2:
+            fail(f"unexpected measured graph {g}")
+    if "contention graph  3/3 two-way" not in p.stderr or "COLLSEL_FAKE_NODES=2" not in \
+            doc["provenance"]["notes"]:
+        fail(f"the graphs or the test knob were not reported: {p.stderr}")
+    check_logfp(doc, a.ranks, p.stderr)
+    print(f"pseudo-nodes: rule {c['rule']}, {len(c.get('graph', []))} graphs kept")
 
 
 def case_interrupt(a, work):
@@ -133,14 +188,15 @@ def case_validate(a, work):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("case", choices=["quick", "interrupt", "validate"])
+    ap.add_argument("case", choices=["quick", "interrupt", "validate", "fake_nodes"])
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--calibrate", required=True)
     ap.add_argument("--collsel", required=True)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="collsel-calibrate-test.") as work:
-        {"quick": case_quick, "interrupt": case_interrupt, "validate": case_validate}[a.case](a, work)
+        {"quick": case_quick, "interrupt": case_interrupt, "validate": case_validate,
+         "fake_nodes": case_fake_nodes}[a.case](a, work)
 
 
 if __name__ == "__main__":
