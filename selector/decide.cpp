@@ -1,10 +1,15 @@
 #include "selector/decide.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -46,21 +51,90 @@ std::optional<Simulation> simulation_for(const CallShape& shape, const models::M
   return sim;
 }
 
-// The simulated time of `algorithm`'s schedule with the closed form's parameters, or nothing
-// when it cannot be simulated (no schedule, too long, rejected by the solver): the closed form
-// stands. Every reason depends on rank-invariant inputs only.
+// Segments of `bytes` cut at `segment` (0: not cut).
+std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment) {
+  return segment == 0 || segment >= bytes ? 1 : (bytes + segment - 1) / segment;
+}
+
+// The simulated time of `algorithm`'s schedule with `params`, or nothing when it cannot be
+// simulated (no schedule, too long, rejected by the solver). `too_long`, when given, is set when
+// the schedule had more than kMaxSimulatedMessages messages. Every reason depends on
+// rank-invariant inputs only.
 std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallShape& shape,
-                                     const AlgoParams& params, const Simulation& sim) {
+                                     const AlgoParams& params, const Simulation& sim,
+                                     bool* too_long = nullptr) {
   if (algorithm.schedule == nullptr) return std::nullopt;
   // Every collective sends at least P - 1 messages: skip building hopeless schedules.
-  if (static_cast<std::size_t>(shape.comm_size) > kMaxSimulatedMessages + 1) return std::nullopt;
+  if (static_cast<std::size_t>(shape.comm_size) > kMaxSimulatedMessages + 1) {
+    if (too_long != nullptr) *too_long = true;
+    return std::nullopt;
+  }
+  // A segmented algorithm sends every segment at least once: skip building schedules of more
+  // segments than the cap (a tiny user-fixed segment of a large message would take gigabytes).
+  if (algorithm.segmented &&
+      segment_count(shape.bytes, params.segment_bytes) > kMaxSimulatedMessages) {
+    if (too_long != nullptr) *too_long = true;
+    return std::nullopt;
+  }
   try {
     const contention::Schedule schedule = algorithm.schedule(shape, params);
-    if (schedule.messages.size() > kMaxSimulatedMessages) return std::nullopt;
+    if (schedule.messages.size() > kMaxSimulatedMessages) {
+      if (too_long != nullptr) *too_long = true;
+      return std::nullopt;
+    }
     return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp).completion_s;
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
+                                                        std::uint64_t closed_form_segment,
+                                                        std::uint64_t unit_bytes) {
+  std::vector<std::uint64_t> out{closed_form_segment};
+  if (bytes > 0) {
+    const std::uint64_t unit = unit_bytes == 0 ? 1 : unit_bytes;
+    const auto keep = [&](std::uint64_t s) {
+      // A multiple of the unit (a segment never splits a datatype element), at most the message,
+      // and few enough segments that the schedule can fit under the cap.
+      s = (s + unit - 1) / unit * unit;
+      if (s <= bytes && segment_count(bytes, s) <= kMaxSimulatedMessages) out.push_back(s);
+    };
+    for (std::uint64_t s = kFirstSimulatedSegmentBytes; s <= bytes; s *= 4) {
+      keep(s);
+      if (s > bytes / 4) break;  // the next step could wrap around
+    }
+    out.push_back(bytes);  // one segment: always a whole number of elements
+  }
+  // Largest first: a strict "<" over this order leaves ties with the larger segment.
+  std::sort(out.begin(), out.end(), std::greater<>());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+
+// A segmented algorithm under simulation, its segment not fixed by the user: the fastest
+// simulated candidate of simulated_segment_candidates(), or nothing when none can be simulated
+// (the closed form stands). Candidates are tried largest first; the number of segments, and with
+// it the schedule's length, only grows as the segment shrinks, so the first schedule past the cap
+// ends the search.
+std::optional<std::pair<double, std::uint64_t>> best_simulated_segment(
+    const AlgorithmView& algorithm, const CallShape& shape, const AlgoParams& closed,
+    const Policy& policy, const Simulation& sim) {
+  std::optional<std::pair<double, std::uint64_t>> best;
+  for (const std::uint64_t s :
+       simulated_segment_candidates(shape.bytes, closed.segment_bytes, policy.segment_unit_bytes)) {
+    AlgoParams params = closed;
+    params.segment_bytes = s;
+    bool too_long = false;
+    const auto t = simulated_time(algorithm, shape, params, sim, &too_long);
+    if (too_long) break;
+    if (t && (!best || *t < best->first)) best = {*t, s};
+  }
+  return best;
 }
 
 std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const AlgorithmView> algorithms,
@@ -77,7 +151,13 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
       e.predicted_s = p.seconds;
       e.params = p.params;
       if (sim && !std::isnan(e.predicted_s)) {
-        if (const auto t = simulated_time(a, shape, e.params, *sim)) {
+        if (a.segmented && !policy.segment_bytes) {
+          if (const auto best = best_simulated_segment(a, shape, e.params, policy, *sim)) {
+            e.predicted_s = best->first;
+            e.params.segment_bytes = best->second;
+            e.simulated = true;
+          }
+        } else if (const auto t = simulated_time(a, shape, e.params, *sim)) {
           e.predicted_s = *t;
           e.simulated = true;
         }

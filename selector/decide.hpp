@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,12 +38,24 @@ struct CostEntry {
 };
 
 // Schedules with more messages than this keep their closed-form prediction: the simulation's cost
-// grows with the messages and its steps (measured: about 0.4-0.7 s for 5000 messages under the
-// infiniband or gige rule, 0.2 s under fair, 3 s for 20000 under myrinet), and a first decision
-// must stay well under a second. 4096 admits an All-to-All of 64 ranks (4032 messages) and every
+// grows with the messages and its steps (a whole All-to-All decision at P = 63, 8 ranks per
+// node: 0.06-0.09 s under fair, gige or infiniband, 0.3 s under myrinet; docs/MODELS.md), and a
+// first decision must stay well under a second. 4096 admits an All-to-All of 64 ranks (4032 messages) and every
 // unsegmented tree up to thousands of ranks. Depends on the shape only, so every rank makes the
 // same choice.
 inline constexpr std::size_t kMaxSimulatedMessages = 4096;
+
+// The smallest power-of-4 segment size tried when a segmented algorithm is simulated.
+inline constexpr std::uint64_t kFirstSimulatedSegmentBytes = 1024;
+
+// The segment sizes decide() simulates for a segmented algorithm whose segment the user did not
+// fix, largest first, without repeats: the closed form's choice, `bytes` itself (one segment),
+// and the sizes 1 KiB x 4^i up to `bytes`, rounded up to a multiple of unit_bytes (0 is taken as
+// 1), that cut the message into at most kMaxSimulatedMessages segments. At most 8 sizes.
+// bytes == 0 gives the closed form's choice only.
+std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
+                                                        std::uint64_t closed_form_segment,
+                                                        std::uint64_t unit_bytes);
 
 struct Decision {
   std::vector<CostEntry> table;  // one entry per algorithm, in registry order
@@ -65,9 +78,12 @@ struct Decision {
 // `auto` and some node hosts more than one rank of the call, and the placement places at least
 // comm_size ranks (the first comm_size are used). Then every applicable algorithm with a schedule
 // is predicted by models::contention::simulate() of its schedule, built with the parameters its
-// closed-form model chose (the segment size is not searched again under simulation); algorithms
-// without a schedule, schedules longer than kMaxSimulatedMessages and schedules the solver
-// rejects keep the closed form. CostEntry::simulated says which.
+// closed-form model chose. A segmented algorithm whose segment the user did not fix
+// (Policy::segment_bytes) is simulated at every size of simulated_segment_candidates() whose
+// schedule fits the cap, and keeps the fastest (ties: the larger segment) in CostEntry::params;
+// a fixed segment is simulated alone. Algorithms without a schedule, schedules longer than
+// kMaxSimulatedMessages (for a segmented algorithm: at every candidate) and schedules the solver
+// rejects keep the closed form and its parameters. CostEntry::simulated says which.
 Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithms,
                 const ModelSet& models, const Policy& policy,
                 const models::contention::Placement* placement = nullptr);

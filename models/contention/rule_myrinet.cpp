@@ -14,10 +14,10 @@
 // a communication depends only on its component; each component is enumerated on its own
 // (Bron-Kerbosch with pivoting). The number of sets grows exponentially (the All-to-All of P nodes
 // has 5, 17, 89, 529, 3709 for P = 3..7), so the enumeration is bounded: a component of more than
-// 64 communications, or one whose search takes more than kMaxSearchCalls steps (about a
-// millisecond), falls back to the fair rule max(outdegree(src), indegree(dst)). The state model
-// equals it on out-stars and in-stars and exceeds it on denser graphs (the All-to-All of P = 7
-// nodes, still enumerated: 6.46 against 6; P = 8 is over the bound and gets 7).
+// 64 communications, or one whose search takes more than kMaxSearchCalls steps (tens of
+// microseconds: the rule runs at every step of a simulated schedule), falls back to the fair rule max(outdegree(src), indegree(dst)). The state model
+// equals it on out-stars and in-stars and exceeds it on denser graphs (the All-to-All of P = 5
+// nodes, still enumerated; P = 7, with 3709 maximal sets, is over the bound and gets 6).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -31,7 +31,7 @@ namespace {
 
 using Mask = std::uint64_t;
 constexpr std::size_t kMaxStateEdges = 64;  // one bit each
-constexpr std::uint64_t kMaxSearchCalls = std::uint64_t{1} << 16;
+constexpr std::uint64_t kMaxSearchCalls = std::uint64_t{1} << 12;
 
 struct Tally {
   std::vector<Mask> compatible;  // per member: the members it can send together with

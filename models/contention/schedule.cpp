@@ -2,11 +2,13 @@
 // communication events, the cluster's nodes, the scheduling of tasks on nodes, and a network model;
 // seed 003 section 3.2: the step-by-step solution of the dynamic contention graph).
 //
-// Timing of one message k of m bytes from rank s to rank d (pLogP, seed 001 section 2):
-//   posted   = o_s(m) after the last of its dependencies is seen complete (at t = o_s(m) if none);
+// Timing of one message k of m bytes from rank s to rank d (pLogP, seed 001 section 2; alone it
+// costs g(m) + L, as in seed 001's formulas):
+//   posted   = max(0, g(m) - alpha m) after the last of its dependencies is seen complete (the
+//              per-message software cost, also within a node);
 //   transfer = m alpha rho over the network, rho from the penalty rule at every step, or
 //              m x intra_alpha when s and d share a node (no contention: outside the graph);
-//   seen     = transfer end + L + o_r(m): by the receiver, and by every message that depends on k.
+//   seen     = transfer end + L: by the receiver, and by every message that depends on k.
 // The collective completes when the last message is seen.
 #include "models/contention/schedule.hpp"
 
@@ -118,6 +120,11 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
         "the placement places {} ranks; the schedule has {}", placement.node_of_rank.size(),
         schedule.ranks));
   }
+  // A model without a measured intra-node copy cost gets the All-to-All model's default memcpy
+  // rate (4 GB/s), so intra-node messages are cheap but not free.
+  const double intra_alpha = contention.intra_alpha_s_per_byte > 0.0
+                                 ? contention.intra_alpha_s_per_byte
+                                 : alltoall::kDefaultCopySecondsPerByte;
   const int count = static_cast<int>(schedule.messages.size());
   SimulationResult result;
   result.graph.reserve(schedule.messages.size());
@@ -132,24 +139,27 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     c.src = placement.node_of_rank[static_cast<std::size_t>(msg.src)];
     c.dst = placement.node_of_rank[static_cast<std::size_t>(msg.dst)];
     c.bytes = static_cast<double>(msg.bytes);
-    const double post = plogp.send_overhead_s(msg.bytes);
+    // Alone, a message costs what seed 001's formulas charge it: g(m) at the sender, then L. Only
+    // the bandwidth part, alpha m, is shared under contention (stretched by the penalty); the
+    // rest of g(m), the per-message software cost, is not. Charging o_s and o_r on top of the
+    // transfer would count a large message three times, since o_s(m) ~ o_r(m) ~ g(m) there.
+    // The fixed part is the same within a node (the software cost of a message); only the
+    // transfer differs: intra_alpha m there, outside the graph, instead of alpha m rho.
+    const double fixed =
+        std::max(0.0, plogp.gap_s(msg.bytes) - contention.alpha_s_per_byte * c.bytes);
     c.after = msg.after;
     if (c.after.empty()) {
-      c.start_s = post;
+      c.start_s = fixed;
     } else {
-      c.after_delay_s = post;
+      c.after_delay_s = fixed;
     }
-    c.tail_s = plogp.latency_s + plogp.recv_overhead_s(msg.bytes);
+    c.tail_s = plogp.latency_s;
     result.graph.push_back(std::move(c));
   }
 
   SolveOptions options;
   options.alpha_s_per_byte = contention.alpha_s_per_byte;
-  // A model without a measured intra-node copy cost gets the All-to-All model's default memcpy
-  // rate (4 GB/s), so intra-node messages are cheap but not free.
-  options.intra_alpha_s_per_byte = contention.intra_alpha_s_per_byte > 0.0
-                                       ? contention.intra_alpha_s_per_byte
-                                       : alltoall::kDefaultCopySecondsPerByte;
+  options.intra_alpha_s_per_byte = intra_alpha;
   const Rule rule = make_rule(contention.rule, contention.gige);
   result.solution = solve(result.graph, rule, options);
   for (std::size_t k = 0; k < result.graph.size(); ++k) {

@@ -1,6 +1,7 @@
 // Placements of ranks on nodes (seed 002 section VI.D: RRN, RRP, random) and the schedule
-// simulator on hand-made schedules whose times follow from the timing rules by hand
-// (models/contention/schedule.cpp): a message costs o_s(m) + m alpha rho + L + o_r(m).
+// simulator on hand-made schedules whose times follow from the timing rule by hand
+// (models/contention/schedule.cpp): alone, a message costs g(m) + L, split into a fixed start
+// delay max(0, g(m) - alpha m), then alpha m rho on the network, then L.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,12 +27,12 @@ constexpr double kAlpha = 1e-9;      // 1 GB/s between nodes
 constexpr double kIntra = 1e-10;     // 10 GB/s within a node
 constexpr std::uint64_t kBytes = 1000;
 
-// linear_params(): o_s(m) = 0.2 us + 0.1 m ns, o_r(m) = 0.3 us + 0.2 m ns, L = 5 us.
-constexpr double kSendOverhead = 2e-7 + 1000 * 1e-10;
-constexpr double kRecvOverhead = 3e-7 + 1000 * 2e-10;
-constexpr double kTransfer = kBytes * kAlpha;
-// One uncontended message between two nodes.
-constexpr double kOneMessage = kSendOverhead + kTransfer + kL + kRecvOverhead;
+// linear_params(): g(m) = 1 us + m ns, L = 5 us (the overheads o_s, o_r play no part).
+constexpr double kGap = 1e-6 + kBytes * 1e-9;    // g(1000) = 2 us
+constexpr double kTransfer = kBytes * kAlpha;   // 1 us on the network, alone
+constexpr double kFixed = kGap - kTransfer;     // 1 us before it, never stretched
+// One uncontended message between two nodes: g(m) + L = 7 us.
+constexpr double kOneMessage = kGap + kL;
 
 Params fair(double intra = kIntra) {
   Params p;
@@ -119,63 +120,93 @@ TEST(Placement, FromProcessorNamesInOrderOfFirstAppearance) {
 
 // --- simulation ---
 
-TEST(Simulate, OneMessageCostsOverheadsTransferAndLatency) {
+TEST(Simulate, OneMessageCostsTheGapAndTheLatency) {
   const Schedule s{2, {send(0, 1)}};
   const SimulationResult r = simulate(s, one_per_node(2), fair(), linear_params());
-  EXPECT_TRUE(same_seconds(r.completion_s, kOneMessage));
+  EXPECT_TRUE(same_seconds(r.completion_s, kGap + kL));
   ASSERT_EQ(r.graph.size(), 1u);
   EXPECT_EQ(r.graph[0].src, 0);
   EXPECT_EQ(r.graph[0].dst, 1);
-  EXPECT_TRUE(same_seconds(r.solution.start_s[0], kSendOverhead));
-  EXPECT_TRUE(same_seconds(r.solution.end_s[0], kSendOverhead + kTransfer));
+  // The fixed part of g(m) delays the start; alpha m is the transfer; L is the tail.
+  EXPECT_TRUE(same_seconds(r.graph[0].start_s, kFixed));
+  EXPECT_TRUE(same_seconds(r.graph[0].tail_s, kL));
+  EXPECT_TRUE(same_seconds(r.solution.start_s[0], kFixed));
+  EXPECT_TRUE(same_seconds(r.solution.end_s[0], kGap));
 }
 
-TEST(Simulate, TwoSendsFromOneNodeShareItUnderTheFairRule) {
-  // Node 0 sends to nodes 1 and 2 at once: rho = outdegree 2, each transfer takes twice as long.
+TEST(Simulate, ABandwidthAboveTheGapsSlopeLeavesNoFixedPart) {
+  // alpha m = 5 us > g(m) = 2 us: the fixed part is clamped to 0 and the transfer is alpha m.
+  Params slow = fair();
+  slow.alpha_s_per_byte = 5e-9;
+  const SimulationResult r = simulate(Schedule{2, {send(0, 1)}}, one_per_node(2), slow,
+                                      linear_params());
+  EXPECT_EQ(r.solution.start_s[0], 0.0);
+  EXPECT_TRUE(same_seconds(r.completion_s, kBytes * 5e-9 + kL));
+}
+
+TEST(Simulate, TwoSendsFromOneNodeStretchOnlyTheTransferUnderTheFairRule) {
+  // Node 0 sends to nodes 1 and 2 at once: rho = outdegree 2, each transfer takes twice as long;
+  // the fixed part and L are not stretched: 1 + 2 x 1 + 5 = 8 us.
   const Schedule s{3, {send(0, 1), send(0, 2)}};
   const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
-  EXPECT_TRUE(same_seconds(r.completion_s, kSendOverhead + 2 * kTransfer + kL + kRecvOverhead));
+  EXPECT_TRUE(same_seconds(r.completion_s, kFixed + 2 * kTransfer + kL));
   ASSERT_EQ(r.solution.steps.size(), 1u);
   EXPECT_DOUBLE_EQ(r.solution.steps[0].rows[0].penalty, 2.0);
 }
 
-TEST(Simulate, ADependencyChainAddsUp) {
-  // 0 -> 1, then 1 forwards to 2 once it has received: posted o_s after the first is seen.
+TEST(Simulate, ADependencyChainAddsUpGapPlusLatencyPerHop) {
+  // 0 -> 1, then 1 forwards to 2 once it has received: the first is seen at g + L = 7 us, the
+  // second starts after its fixed part (8 us) and is seen at 2 (g + L) = 14 us.
   const Schedule s{3, {send(0, 1), send(1, 2, {0})}};
   const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
   EXPECT_TRUE(same_seconds(r.completion_s, 2 * kOneMessage));
-  EXPECT_TRUE(same_seconds(r.solution.start_s[1], kOneMessage + kSendOverhead));
+  EXPECT_TRUE(same_seconds(r.solution.start_s[1], kOneMessage + kFixed));
+  EXPECT_TRUE(same_seconds(r.graph[1].after_delay_s, kFixed));
 }
 
-TEST(Simulate, IntraNodeMessagesCostTheCopyRateWithoutContention) {
-  // Ranks 0 and 1 share node 0; two copies at once are not penalised.
+TEST(Simulate, IntraNodeMessagesPayTheFixedPartThenTheCopyRateWithoutContention) {
+  // Ranks 0 and 1 share node 0; two copies at once are not penalised. Each pays the same fixed
+  // part as a message between nodes (g - alpha m = 1 us), then its copy (0.1 us) instead of the
+  // network transfer (1 us), then L: cheaper than the same message between nodes.
   const Schedule s{2, {send(0, 1), send(1, 0)}};
   const Placement shared = make_placement(PlacementKind::filled, 2, 2);
   const SimulationResult r = simulate(s, shared, fair(), linear_params());
   EXPECT_EQ(r.graph[0].src, r.graph[0].dst);
-  EXPECT_TRUE(same_seconds(r.completion_s, kSendOverhead + kBytes * kIntra + kL + kRecvOverhead));
+  EXPECT_TRUE(same_seconds(r.completion_s, kFixed + kBytes * kIntra + kL));
+  EXPECT_LT(r.completion_s, kOneMessage);
+  for (std::size_t k : {0u, 1u}) {
+    EXPECT_TRUE(same_seconds(r.solution.start_s[k], kFixed)) << k;
+    EXPECT_TRUE(same_seconds(r.solution.end_s[k], kFixed + kBytes * kIntra)) << k;
+  }
+  EXPECT_TRUE(r.solution.steps.empty());  // no inter-node communication, no contention step
 
   // Without a measured copy rate, the documented default applies.
   const SimulationResult d = simulate(s, shared, fair(0.0), linear_params());
-  EXPECT_TRUE(same_seconds(
-      d.completion_s,
-      kSendOverhead + kBytes * alltoall::kDefaultCopySecondsPerByte + kL + kRecvOverhead));
+  EXPECT_TRUE(same_seconds(d.completion_s,
+                           kFixed + kBytes * alltoall::kDefaultCopySecondsPerByte + kL));
+
+  // A copy slower than the network (10 us for the 1000 bytes) costs the fixed part, itself and L.
+  const SimulationResult slow = simulate(s, shared, fair(1e-8), linear_params());
+  EXPECT_TRUE(same_seconds(slow.completion_s, kFixed + kBytes * 1e-8 + kL));
 }
 
 TEST(Simulate, ThePlacementDecidesWhatContends) {
   // 0 -> 2 and 1 -> 3 at once.
   const Schedule s{4, {send(0, 2), send(1, 3)}};
-  const auto time = [&](PlacementKind kind) {
-    return simulate(s, make_placement(kind, 4, 2), fair(), linear_params()).completion_s;
+  const auto run = [&](PlacementKind kind) {
+    return simulate(s, make_placement(kind, 4, 2), fair(), linear_params());
   };
   // One per node: two independent links.
-  EXPECT_TRUE(same_seconds(time(PlacementKind::one_per_node), kOneMessage));
+  EXPECT_TRUE(same_seconds(run(PlacementKind::one_per_node).completion_s, kOneMessage));
   // Filled (nodes 0 0 1 1): both cross from node 0 to node 1, rho = 2.
-  EXPECT_TRUE(same_seconds(time(PlacementKind::filled),
-                           kSendOverhead + 2 * kTransfer + kL + kRecvOverhead));
-  // Round-robin (nodes 0 1 0 1): both are copies within a node.
-  EXPECT_TRUE(same_seconds(time(PlacementKind::round_robin),
-                           kSendOverhead + kBytes * kIntra + kL + kRecvOverhead));
+  EXPECT_TRUE(same_seconds(run(PlacementKind::filled).completion_s,
+                           kFixed + 2 * kTransfer + kL));
+  // Round-robin (nodes 0 1 0 1): both are copies within a node, never contended.
+  const SimulationResult rr = run(PlacementKind::round_robin);
+  EXPECT_TRUE(same_seconds(rr.completion_s, kFixed + kBytes * kIntra + kL));
+  EXPECT_EQ(rr.graph[0].src, rr.graph[0].dst);
+  EXPECT_EQ(rr.graph[1].src, rr.graph[1].dst);
+  EXPECT_TRUE(same_seconds(rr.solution.end_s[0], kFixed + kBytes * kIntra));
 }
 
 TEST(Simulate, AnEmptyScheduleTakesNoTime) {

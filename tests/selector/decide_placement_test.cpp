@@ -1,9 +1,12 @@
 // decide() with a placement of ranks on nodes: when the model's [contention] section says so, the
 // algorithms with a schedule are predicted by the contention simulator instead of their closed
-// forms (selector/decide.hpp). Hand-made algorithms whose simulated times follow by hand from
-// models/contention/schedule.cpp's timing rules, then the real registry. No MPI.
+// forms, and segmented ones search their segment size again (selector/decide.hpp). Hand-made
+// algorithms whose simulated times follow by hand from models/contention/schedule.cpp's timing
+// rule (alone, a message costs g(m) + L: a fixed start delay g(m) - alpha m, alpha m rho on the
+// network, then L), then the real registry. No MPI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -19,11 +22,17 @@ namespace {
 namespace mc = models::contention;
 
 constexpr std::uint64_t kBytes = 1000;
-constexpr double kAlpha = 1e-9;   // 1 us per message between nodes, alone
-constexpr double kIntra = 1e-10;  // 0.1 us per message within a node
+constexpr double kAlpha = 1e-9;   // 1 us for 1000 bytes between nodes
+constexpr double kIntra = 1e-10;  // 0.1 us for 1000 bytes within a node
+// The model's pLogP: g(m) = kFixed + m ns (the same slope as kAlpha, so every inter-node message
+// has the fixed part kFixed), L = kLatency.
+constexpr double kFixed = 0.5e-6;
+constexpr double kLatency = 0.5e-6;
+constexpr double kGap = kFixed + kBytes * kAlpha;  // g(1000) = 1.5 us
 
-// Closed forms: fan 1 s, line 2 s, unscheduled 3 s, far slower than any simulated time, so a
-// simulated entry is recognisable by its value alone.
+// Closed forms: line 1 s, fan 2 s, unscheduled 3 s, far slower than any simulated time, so a
+// simulated entry is recognisable by its value alone. The closed forms prefer the line; the
+// simulation, which sees the fan's transfers overlap, prefers the fan.
 Prediction closed_1(const models::ModelFile&, const CallShape&, const Policy&) { return {1.0, {}}; }
 Prediction closed_2(const models::ModelFile&, const CallShape&, const Policy&) { return {2.0, {}}; }
 Prediction closed_3(const models::ModelFile&, const CallShape&, const Policy&) { return {3.0, {}}; }
@@ -61,8 +70,8 @@ mc::Schedule cyclic(const CallShape& s, const AlgoParams&) {
 }
 
 const AlgorithmView kTable[] = {
-    {"bcast.fan", "root sends to all at once", closed_1, always, false, fan},
-    {"bcast.line", "chain", closed_2, always, false, line},
+    {"bcast.fan", "root sends to all at once", closed_2, always, false, fan},
+    {"bcast.line", "chain", closed_1, always, false, line},
     {"bcast.unscheduled", "no schedule: always the closed form", closed_3, always, false, nullptr},
 };
 
@@ -71,11 +80,12 @@ const AlgorithmView kGuarded[] = {
     {"bcast.cyclic", "a schedule the solver rejects", closed_2, always, false, cyclic},
 };
 
-// pLogP with no overheads and no latency: a simulated time is pure transfer.
-models::ModelFile model(std::optional<mc::Use> use) {
+// pLogP g(m) = fixed + m alpha (exact: sampled from the line), L = latency; the fair rule.
+models::ModelFile model(std::optional<mc::Use> use, double fixed = kFixed,
+                        double latency = kLatency) {
   models::ModelFile f;
-  f.plogp.latency_s = 0.0;
-  f.plogp.table = {{0, 1e-6, 0.0, 0.0}, {1 << 20, 1e-3, 0.0, 0.0}};
+  f.plogp.latency_s = latency;
+  f.plogp.table = {{0, fixed, 0.0, 0.0}, {1 << 20, fixed + (1 << 20) * kAlpha, 0.0, 0.0}};
   if (use) {
     mc::Params c;
     c.rule = mc::RuleKind::fair;
@@ -101,22 +111,26 @@ mc::Placement one_per_node(int ranks = 4) {
 
 void expect_closed_forms(const Decision& d) {
   ASSERT_EQ(d.table.size(), 3u);
-  EXPECT_EQ(d.table[0].predicted_s, 1.0);
-  EXPECT_EQ(d.table[1].predicted_s, 2.0);
+  EXPECT_EQ(d.table[0].predicted_s, 2.0);
+  EXPECT_EQ(d.table[1].predicted_s, 1.0);
   EXPECT_EQ(d.table[2].predicted_s, 3.0);
   for (const CostEntry& e : d.table) EXPECT_FALSE(e.simulated) << e.name;
-  EXPECT_EQ(d.algorithm(), "bcast.fan");
+  EXPECT_EQ(d.algorithm(), "bcast.line");
 }
 
-// Ranks 0 1 | 2 3 on two nodes (filled), fair rule:
-//   fan:  0->1 a copy (0.1 us); 0->2 and 0->3 leave node 0 for node 1 together, rho 2: 2 us.
-//   line: 0->1 copy, then 1->2 across (1 us), then 2->3 copy: 1.2 us.
-constexpr double kFanFilled = 2 * kBytes * kAlpha;
-constexpr double kLineFilled = kBytes * kIntra + kBytes * kAlpha + kBytes * kIntra;
+// Ranks 0 1 | 2 3 on two nodes (filled), fair rule, g = 1.5 us, L = 0.5 us:
+//   fan:  0->1 a copy, fixed + 0.1 us + L = 1.1 us; 0->2 and 0->3 start after the fixed 0.5 us
+//         and leave node 0 for node 1 together, rho 2: 2 x 1 us, then L: 0.5 + 2 + 0.5 = 3 us.
+//   line: three hops in turn: copy 1.1 us, across g + L = 2 us, copy 1.1 us: 4.2 us.
+constexpr double kFanFilled = kFixed + 2 * kBytes * kAlpha + kLatency;
+constexpr double kCopyHop = kFixed + kBytes * kIntra + kLatency;
+constexpr double kLineFilled = 2 * kCopyHop + kGap + kLatency;
 
 TEST(DecidePlacement, AlwaysSimulatesAndTheWinnerChanges) {
   const auto m = model(mc::Use::always);
   const mc::Placement p = filled();
+  // The closed forms alone choose the line.
+  EXPECT_EQ(decide(shape(), kTable, {nullptr, &m}, Policy{}).algorithm(), "bcast.line");
   const Decision d = decide(shape(), kTable, {nullptr, &m}, Policy{}, &p);
   ASSERT_EQ(d.table.size(), 3u);
   EXPECT_TRUE(d.table[0].simulated);
@@ -126,18 +140,20 @@ TEST(DecidePlacement, AlwaysSimulatesAndTheWinnerChanges) {
   // Without a schedule the closed form stands.
   EXPECT_FALSE(d.table[2].simulated);
   EXPECT_EQ(d.table[2].predicted_s, 3.0);
-  EXPECT_EQ(d.algorithm(), "bcast.line");
+  EXPECT_EQ(d.algorithm(), "bcast.fan");
   EXPECT_EQ(d.rung, Rung::default_model);
 }
 
 TEST(DecidePlacement, AlwaysSimulatesOnePerNodeToo) {
-  // Four nodes: fan leaves node 0 three times at once (rho 3), line crosses three links in turn.
+  // Four nodes: the fan leaves node 0 three times at once (rho 3): 0.5 + 3 x 1 + 0.5 = 4 us; the
+  // line crosses three links in turn, each g + L: 6 us.
   const auto m = model(mc::Use::always);
   const mc::Placement p = one_per_node();
   const Decision d = decide(shape(), kTable, {nullptr, &m}, Policy{}, &p);
   EXPECT_TRUE(d.table[0].simulated);
-  EXPECT_TRUE(near(d.table[0].predicted_s, 3 * kBytes * kAlpha));
-  EXPECT_TRUE(near(d.table[1].predicted_s, 3 * kBytes * kAlpha));
+  EXPECT_TRUE(near(d.table[0].predicted_s, kFixed + 3 * kBytes * kAlpha + kLatency));
+  EXPECT_TRUE(near(d.table[1].predicted_s, 3 * (kGap + kLatency)));
+  EXPECT_EQ(d.algorithm(), "bcast.fan");
 }
 
 TEST(DecidePlacement, NeverKeepsTheClosedForms) {
@@ -154,8 +170,9 @@ TEST(DecidePlacement, AutomaticSimulatesOnlyWhenANodeHostsSeveralRanks) {
   const mc::Placement shared = filled();
   const Decision d = decide(shape(), kTable, {nullptr, &m}, Policy{}, &shared);
   EXPECT_TRUE(d.table[0].simulated);
+  EXPECT_TRUE(near(d.table[0].predicted_s, kFanFilled));
   EXPECT_TRUE(near(d.table[1].predicted_s, kLineFilled));
-  EXPECT_EQ(d.algorithm(), "bcast.line");
+  EXPECT_EQ(d.algorithm(), "bcast.fan");
 }
 
 TEST(DecidePlacement, WithoutASectionOrAPlacementTheClosedFormsDecide) {
@@ -212,6 +229,196 @@ TEST(DecidePlacement, DecisionsAreDeterministic) {
   EXPECT_EQ(first.winner, second.winner);
 }
 
+// --- segment sizes under simulation ---
+
+// A segmented pipeline through all ranks: segment i goes 0 -> 1 -> ... -> P-1, each hop after the
+// same hop of segment i-1 and after the previous hop of segment i. On one node per rank nothing
+// contends (fair rule: every link carries one message at a time), so with h = g(s) + L the last
+// segment arrives at (segments + P - 2) h.
+mc::Schedule pipeline(const CallShape& s, const AlgoParams& params) {
+  const std::uint64_t seg =
+      params.segment_bytes == 0 || params.segment_bytes > s.bytes ? s.bytes : params.segment_bytes;
+  const std::uint64_t segments = (s.bytes + seg - 1) / seg;
+  const int hops = s.comm_size - 1;
+  mc::Schedule out{s.comm_size, {}};
+  for (std::uint64_t i = 0; i < segments; ++i) {
+    const std::uint64_t bytes = std::min(seg, s.bytes - i * seg);
+    for (int j = 0; j < hops; ++j) {
+      std::vector<int> after;
+      const int index = static_cast<int>(out.messages.size());
+      if (i > 0) after.push_back(index - hops);  // hop j of segment i-1
+      if (j > 0) after.push_back(index - 1);     // hop j-1 of segment i
+      out.messages.push_back({j, j + 1, bytes, std::move(after)});
+    }
+  }
+  return out;
+}
+
+// One whole message whatever the segment: every candidate takes the same time.
+mc::Schedule unsegmented(const CallShape& s, const AlgoParams&) {
+  return {s.comm_size, {{0, 1, s.bytes, {}}}};
+}
+
+// The closed form picks 8-byte segments (as a closed form with a tiny per-segment cost would),
+// or the user's.
+Prediction closed_tiny_segments(const models::ModelFile&, const CallShape&, const Policy& policy) {
+  return {1.0, {policy.segment_bytes.value_or(8)}};
+}
+
+const AlgorithmView kSegmented[] = {
+    {"bcast.pipeline", "segmented pipeline", closed_tiny_segments, always, true, pipeline},
+    {"bcast.indifferent", "segmented, time independent of the segment", closed_tiny_segments,
+     always, true, unsegmented},
+    {"bcast.segmented_too_long", "every segment size past the cap", closed_tiny_segments, always,
+     true, too_long},
+};
+
+// 6 ranks, 1 MiB, g(s) = 0.512 us + s ns, L = 0.512 us: h(s) = 1.024 us + s ns and the pipeline
+// takes T(s) = (2^20 / s + 4) h(s), least at s = sqrt(2^20 x 1.024 us / (4 x 1 ns)) = 16 KiB.
+// Candidates: 1 MiB, 256 KiB, 64 KiB, 16 KiB, 4 KiB; 1 KiB (5 x 1024 messages) and the closed
+// form's 8 B are past the cap.
+constexpr std::uint64_t kMiB = 1 << 20;
+constexpr int kPipelineRanks = 6;
+constexpr double kSegmentFixed = 0.512e-6;
+double pipeline_time(std::uint64_t s) {
+  const double h = 2 * kSegmentFixed + static_cast<double>(s) * kAlpha;
+  return static_cast<double>(kMiB / s + kPipelineRanks - 2) * h;
+}
+
+CallShape big_shape() { return {Collective::bcast, kPipelineRanks, kMiB, 0}; }
+
+TEST(DecidePlacement, TheSegmentCandidatesAreFewAndFitTheCap) {
+  using V = std::vector<std::uint64_t>;
+  EXPECT_EQ(simulated_segment_candidates(kMiB, 1536, 8),
+            (V{kMiB, 256 << 10, 64 << 10, 16 << 10, 4 << 10, 1536, 1024}));
+  // 1 GiB: only sizes of at most 4096 segments, from 256 KiB; the closed form's is kept anyway.
+  EXPECT_EQ(simulated_segment_candidates(1ULL << 30, 8, 8),
+            (V{1ULL << 30, 256 << 20, 64 << 20, 16 << 20, 4 << 20, 1 << 20, 256 << 10, 8}));
+  // The message itself, even when it is no power of 4; no repeats.
+  EXPECT_EQ(simulated_segment_candidates(3000, 1024, 8), (V{3000, 1024}));
+  EXPECT_EQ(simulated_segment_candidates(500, 500, 8), (V{500}));
+  EXPECT_EQ(simulated_segment_candidates(0, 0, 8), (V{0}));
+  // Multiples of the unit (24-byte elements): 1032 = 43 x 24, 4104, 16392, 65544.
+  EXPECT_EQ(simulated_segment_candidates(96000, 2400, 24),
+            (V{96000, 65544, 16392, 4104, 2400, 1032}));
+  EXPECT_EQ(simulated_segment_candidates(4096, 4096, 0), (V{4096, 1024}));
+  for (int shift = 0; shift < 62; ++shift) {
+    for (std::uint64_t m : {1ULL << shift, 3ULL << shift, (1ULL << shift) + 1}) {
+      const V c = simulated_segment_candidates(m, 8, 8);
+      EXPECT_LE(c.size(), 8u) << m;
+      EXPECT_TRUE(std::is_sorted(c.rbegin(), c.rend())) << m;
+      for (std::uint64_t seg : c) {
+        if (seg != 8) {
+          EXPECT_LE((m + seg - 1) / seg, kMaxSimulatedMessages) << m << " " << seg;
+        }
+      }
+    }
+  }
+}
+
+TEST(DecidePlacement, TheSegmentIsSearchedWhenTheClosedFormsSegmentIsPastTheCap) {
+  const auto m = model(mc::Use::always, kSegmentFixed, kSegmentFixed);
+  const mc::Placement p = one_per_node(kPipelineRanks);
+  // The closed form's 8-byte segments: 131072 segments x 5 hops.
+  static_assert(kMiB / 8 * (kPipelineRanks - 1) > kMaxSimulatedMessages);
+  ASSERT_EQ(closed_tiny_segments(m, big_shape(), Policy{}).params.segment_bytes, 8u);
+  const Decision d = decide(big_shape(), kSegmented, {nullptr, &m}, Policy{}, &p);
+  ASSERT_EQ(d.table.size(), 3u);
+  const CostEntry& e = d.table[0];
+  EXPECT_TRUE(e.simulated);
+  EXPECT_EQ(e.params.segment_bytes, 16u << 10);
+  EXPECT_TRUE(near(e.predicted_s, pipeline_time(16 << 10)));
+  // Its neighbours are slower (both 260 x 5.12 us = 20 x 66.56 us), the extremes much slower.
+  for (std::uint64_t s : {4 << 10, 64 << 10, 256 << 10, 1 << 20}) {
+    EXPECT_GT(pipeline_time(s), e.predicted_s * 1.1) << s;
+  }
+
+  // All candidates equal: the largest segment, the message itself.
+  EXPECT_TRUE(d.table[1].simulated);
+  EXPECT_EQ(d.table[1].params.segment_bytes, kMiB);
+  EXPECT_TRUE(near(d.table[1].predicted_s, kSegmentFixed + kMiB * kAlpha + kSegmentFixed));
+
+  // No candidate fits: the closed form and its segment stand.
+  EXPECT_FALSE(d.table[2].simulated);
+  EXPECT_EQ(d.table[2].predicted_s, 1.0);
+  EXPECT_EQ(d.table[2].params.segment_bytes, 8u);
+}
+
+TEST(DecidePlacement, AUserFixedSegmentIsSimulatedAloneOrLeftToTheClosedForm) {
+  const auto m = model(mc::Use::always, kSegmentFixed, kSegmentFixed);
+  const mc::Placement p = one_per_node(kPipelineRanks);
+  Policy policy;
+  policy.segment_bytes = 4096;  // not the best under simulation (16 KiB), kept
+  const Decision d = decide(big_shape(), kSegmented, {nullptr, &m}, policy, &p);
+  EXPECT_TRUE(d.table[0].simulated);
+  EXPECT_EQ(d.table[0].params.segment_bytes, 4096u);
+  EXPECT_TRUE(near(d.table[0].predicted_s, pipeline_time(4096)));  // 260 x 5.12 us
+  EXPECT_EQ(d.table[1].params.segment_bytes, 4096u);
+
+  // 1 KiB: 5 x 1024 messages, past the cap: the closed form, with the user's segment.
+  policy.segment_bytes = 1024;
+  const Decision past = decide(big_shape(), kSegmented, {nullptr, &m}, policy, &p);
+  EXPECT_FALSE(past.table[0].simulated);
+  EXPECT_EQ(past.table[0].predicted_s, 1.0);
+  EXPECT_EQ(past.table[0].params.segment_bytes, 1024u);
+  // 8 B of 1 MiB: refused before its 655360-message schedule is built.
+  policy.segment_bytes = 8;
+  const Decision tiny = decide(big_shape(), kSegmented, {nullptr, &m}, policy, &p);
+  EXPECT_FALSE(tiny.table[0].simulated);
+  EXPECT_EQ(tiny.table[0].params.segment_bytes, 8u);
+}
+
+// The registry's segmented broadcasts on a model and network like a measured one: the segment
+// chosen under simulation is the fastest of the candidates, each simulated here directly.
+TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCandidate) {
+  models::ModelLoad load =
+      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
+  ASSERT_TRUE(load.model.has_value());
+  models::ModelFile m = *load.model;
+  mc::Params c;
+  c.rule = mc::RuleKind::gige;
+  c.use = mc::Use::always;
+  c.alpha_s_per_byte = 8e-9;
+  m.contention = c;
+  const mc::Placement p = mc::make_placement(mc::PlacementKind::filled, 8, 2);
+  int moved = 0;
+  for (const std::uint64_t bytes : {kMiB, std::uint64_t{100000}}) {
+    const CallShape s{Collective::bcast, 8, bytes, 0};
+    const Decision d = decide(s, {nullptr, &m}, Policy{}, &p);
+    int segmented = 0;
+    for (const CostEntry& e : d.table) {
+      const AlgorithmView* view = find_algorithm(Collective::bcast, e.name);
+      ASSERT_NE(view, nullptr);
+      if (!view->segmented || e.not_applicable) continue;
+      ++segmented;
+      const Prediction closed = view->model(m, s, Policy{});
+      double best_s = 0.0;
+      std::uint64_t best_seg = 0;
+      const std::vector<std::uint64_t> candidates = simulated_segment_candidates(
+          bytes, closed.params.segment_bytes, Policy{}.segment_unit_bytes);
+      for (const std::uint64_t seg : candidates) {
+        AlgoParams params = closed.params;
+        params.segment_bytes = seg;
+        const mc::Schedule schedule = view->schedule(s, params);
+        if (schedule.messages.size() > kMaxSimulatedMessages) continue;
+        const double t = mc::simulate(schedule, p, c, m.plogp).completion_s;
+        if (best_seg == 0 || t < best_s || (t == best_s && seg > best_seg)) {
+          best_s = t;
+          best_seg = seg;
+        }
+      }
+      ASSERT_NE(best_seg, 0u) << e.name;
+      EXPECT_TRUE(e.simulated) << e.name;
+      EXPECT_EQ(e.params.segment_bytes, best_seg) << e.name << " at " << bytes;
+      EXPECT_EQ(e.predicted_s, best_s) << e.name << " at " << bytes;
+      moved += e.params.segment_bytes != closed.params.segment_bytes;
+    }
+    EXPECT_EQ(segmented, 3);
+  }
+  // The search matters: the closed forms' segments are not the simulation's best here.
+  EXPECT_GT(moved, 0);
+}
+
 TEST(DecidePlacement, TheRegistrySimulatesEveryScheduledBroadcast) {
   models::ModelLoad load =
       models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
@@ -235,12 +442,17 @@ TEST(DecidePlacement, TheRegistrySimulatesEveryScheduledBroadcast) {
     const AlgorithmView* view = find_algorithm(Collective::bcast, e.name);
     ASSERT_NE(view, nullptr);
     EXPECT_FALSE(closed.table[i].simulated);
-    EXPECT_EQ(closed.table[i].params, e.params) << e.name << ": the closed form's parameters";
     if (e.not_applicable) continue;
-    // Only a schedule past the cap (tiny segments) keeps the closed form.
-    const bool simulable = view->schedule != nullptr &&
-                           view->schedule(s, e.params).messages.size() <= kMaxSimulatedMessages;
-    EXPECT_EQ(e.simulated, simulable) << e.name;
+    // Every scheduled broadcast is simulated: a segmented one at some candidate segment within
+    // the cap (16 KiB and up: 63 x 64 = 4032 messages), the others with the closed form's
+    // parameters.
+    EXPECT_EQ(e.simulated, view->schedule != nullptr) << e.name;
+    if (view->segmented) {
+      EXPECT_GE(e.params.segment_bytes, 16u << 10) << e.name;
+      EXPECT_LE(view->schedule(s, e.params).messages.size(), kMaxSimulatedMessages) << e.name;
+    } else {
+      EXPECT_EQ(closed.table[i].params, e.params) << e.name << ": the closed form's parameters";
+    }
     EXPECT_GT(e.predicted_s, 0.0) << e.name;
     changed += e.predicted_s != closed.table[i].predicted_s;
   }
