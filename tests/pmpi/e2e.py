@@ -248,6 +248,52 @@ def case_calibrated_model(args, work):
     check(all(h["model"] == str(model) for h in headers), "run records name the model file")
 
 
+def case_contention_model(args, work):
+    """A model whose [contention] section says `use = "always"`: the shim gathers the processor
+    names (all ranks on this one host), simulates every schedule on that placement, and logs
+    the simulated prediction, the one `collsel explain --ranks-per-node P` gives; results stay
+    correct and every rank decides alike."""
+    check(args.collsel, "--collsel is required for this case")
+    logdir = work / "logs"
+    model = work / "model.toml"
+    model.write_text('format_version = 1\nname = "contention test"\n[plogp]\nlatency_s = 1e-4\n'
+                     'sizes_bytes = [0, 1048576]\ngap_s = [1e-6, 1e-2]\n'
+                     'send_overhead_s = [1e-7, 1e-3]\nrecv_overhead_s = [1e-7, 1e-3]\n'
+                     '[contention]\nrule = "fair"\nuse = "always"\n'
+                     'alpha_s_per_byte = 9e-9\nintra_alpha_s_per_byte = 1e-10\n')
+    env = base_env(logdir)
+    env["COLLSEL_MODEL"] = str(model)
+    proc = run(args, env, work)
+    program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls = read_logs(logdir, args.ranks)
+    check_consistent_decisions(calls)
+    served = [r for r in calls if r["algorithm"] != "native" and r["comm_size"] > 1
+              and r["bytes"] > 0]
+    check(served, "no call was served by a collsel algorithm")
+    differs = 0
+    for shape in sorted({(r["coll"], r["comm_size"], r["bytes"], r["root"]) for r in served}):
+        coll, size, nbytes, root = shape
+        def explain(*extra):
+            out = subprocess.run([args.collsel, "explain", "--model", str(model), "--coll", coll,
+                                  "-P", str(size), "-m", str(nbytes), "--root", str(root),
+                                  "--format", "json", *extra],
+                                 capture_output=True, text=True, check=True).stdout
+            return json.loads(out)
+        simulated = explain("--ranks-per-node", str(size))
+        closed = explain()
+        logged = [r for r in served if (r["coll"], r["comm_size"], r["bytes"], r["root"]) == shape]
+        for r in logged:
+            check(r["algorithm"] == simulated["winner"],
+                  f"{shape}: the shim ran {r['algorithm']}, the simulation picks "
+                  f"{simulated['winner']}")
+            check(abs(r["predicted_s"] - simulated["predicted_s"]) <= 1e-9 * simulated["predicted_s"],
+                  f"{shape}: logged prediction {r['predicted_s']}, simulated "
+                  f"{simulated['predicted_s']}")
+        differs += abs(simulated["predicted_s"] - closed["predicted_s"]) > 1e-6 * closed["predicted_s"]
+    check(differs > 0, "no simulated prediction differs from its closed form: was it simulated?")
+
+
 def case_unwritable_log(args, work):
     """A log folder that cannot be created: one message, the job runs, nothing is logged."""
     env = {"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": "/proc/collsel-cannot-write-here"}
