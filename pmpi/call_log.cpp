@@ -91,6 +91,8 @@ void CallLog::flush_locked() {
                    r.comm_size, r.seq, collective_name(r.coll), r.bytes, r.root, r.algorithm,
                    r.segment_bytes, r.window, rung_name(r.rung));
     append_number(out, r.predicted_s);
+    out.append(r.simulated ? std::string_view(",\"simulated\":true")
+                           : std::string_view(",\"simulated\":false"));
     out.append(std::string_view(",\"actual_s\":"));
     append_number(out, r.actual_s);
     out.append(std::string_view(",\"start_s\":"));

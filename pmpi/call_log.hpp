@@ -33,6 +33,7 @@ struct CallRecord {
   int window = 0;  // alltoall.windowed's exchanges in flight; 0 otherwise
   Rung rung = Rung::native;
   double predicted_s = 0.0;  // NaN: null in the log
+  bool simulated = false;    // predicted_s came from the schedule simulation
   double actual_s = 0.0;
   double start_s = 0.0;
 };

@@ -23,6 +23,7 @@ struct Choice {
   AlgoParams params;
   Rung rung = Rung::native;
   double predicted_s = 0.0;  // NaN when no model applies
+  bool simulated = false;    // predicted by simulating the schedule on the placement
 };
 
 class CommContext {

@@ -216,7 +216,7 @@ struct Runtime::Impl {
     if (!d.note.empty() && config.policy.of(shape.coll).force && ctx.rank() == 0) {
       note_once(shape.coll, d.note);
     }
-    return ctx.remember(shape, {d.winner, d.params(), d.rung, d.predicted_s()});
+    return ctx.remember(shape, {d.winner, d.params(), d.rung, d.predicted_s(), d.simulated()});
   }
 
   // The one path of every served call once its shape is known: decide (cached), run the chosen
@@ -263,6 +263,7 @@ struct Runtime::Impl {
     r.window = choice.params.window;
     r.rung = choice.rung;
     r.predicted_s = choice.predicted_s;
+    r.simulated = choice.simulated;
     r.actual_s = end - start;
     r.start_s = start - time_origin;
     log->add(r);

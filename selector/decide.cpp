@@ -206,6 +206,10 @@ std::string_view Decision::algorithm() const {
   return winner < 0 ? kNativeName : table[static_cast<std::size_t>(winner)].name;
 }
 
+bool Decision::simulated() const {
+  return winner >= 0 && table[static_cast<std::size_t>(winner)].simulated;
+}
+
 double Decision::predicted_s() const {
   return winner < 0 ? kNaN : table[static_cast<std::size_t>(winner)].predicted_s;
 }

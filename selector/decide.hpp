@@ -66,6 +66,7 @@ struct Decision {
   [[nodiscard]] std::string_view algorithm() const;  // winner's name or "native"
   [[nodiscard]] double predicted_s() const;          // NaN for native
   [[nodiscard]] AlgoParams params() const;
+  [[nodiscard]] bool simulated() const;  // the winner's prediction came from the simulator
 };
 
 // Rungs: (1) policy.of(coll).force, if it names an applicable algorithm ("native" forces the

@@ -84,6 +84,17 @@ class Fields {
     return v->get<double>();
   }
 
+  // A flag added after version 1 was first written: absent in older logs means false.
+  bool flag_or_false(const char* key) {
+    if (!object_.contains(key)) return false;
+    const json& v = object_.at(key);
+    if (!v.is_boolean()) {
+      wrong(key, "true or false", v);
+      return false;
+    }
+    return v.get<bool>();
+  }
+
   std::optional<double> number_or_null(const char* key) {
     const json* v = find(key, "a number or null");
     if (v == nullptr || v->is_null()) return std::nullopt;
@@ -144,6 +155,7 @@ CallRecord parse_call(Fields& f) {
   c.window = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("window"), 1u << 30));
   c.rung = f.text("rung");
   c.predicted_s = f.number_or_null("predicted_s");
+  c.simulated = f.flag_or_false("simulated");
   c.actual_s = f.number("actual_s");
   c.start_s = f.number("start_s");
   return c;

@@ -45,6 +45,7 @@ struct CallRecord {
   int window = 0;  // alltoall.windowed's exchanges in flight; absent in older logs
   std::string rung;
   std::optional<double> predicted_s;  // null in the log: no model applied
+  bool simulated = false;  // predicted by schedule simulation; absent in older logs
   double actual_s = 0.0;
   double start_s = 0.0;
 };

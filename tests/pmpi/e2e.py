@@ -125,6 +125,7 @@ def case_intercept(args, work):
         check(r["algorithm"].startswith(r["coll"] + "."), f"algorithm {r['algorithm']} for {r['coll']}")
         check(isinstance(r["predicted_s"], (int, float)) and r["predicted_s"] >= 0,
               f"no prediction for {r}")
+        check(r.get("simulated") is False, f"simulated without a [contention] section: {r}")
     check_consistent_decisions(calls)
     seqs = {}
     for r in calls:
@@ -287,6 +288,7 @@ def case_contention_model(args, work):
             check(r["algorithm"] == simulated["winner"],
                   f"{shape}: the shim ran {r['algorithm']}, the simulation picks "
                   f"{simulated['winner']}")
+            check(r.get("simulated") is True, f"{shape}: the record does not say 'simulated': {r}")
             check(abs(r["predicted_s"] - simulated["predicted_s"]) <= 1e-9 * simulated["predicted_s"],
                   f"{shape}: logged prediction {r['predicted_s']}, simulated "
                   f"{simulated['predicted_s']}")

@@ -73,11 +73,13 @@ TEST(LogReader, ReadsAllRanksAndCommunicators) {
   ASSERT_TRUE(sub->predicted_s.has_value());
   EXPECT_DOUBLE_EQ(*sub->predicted_s, 1e-4);
   EXPECT_DOUBLE_EQ(sub->actual_s, 1.3e-4);
+  EXPECT_TRUE(sub->simulated);
 
   const CallRecord* scatter = find_call(log, 1, "0.0", 1);
   ASSERT_NE(scatter, nullptr);
   EXPECT_EQ(scatter->coll, "scatter");
   EXPECT_EQ(scatter->root, 1);
+  EXPECT_FALSE(scatter->simulated);  // no "simulated" field: a log from before it existed
 }
 
 TEST(LogReader, IgnoresUnknownFields) {
