@@ -33,6 +33,7 @@
 #include "calibrate/contention_measure.hpp"
 #include "calibrate/node_layout.hpp"
 #include "models/model_file.hpp"
+#include "tools/size_option.hpp"
 #include "tools/size_parse.hpp"
 
 namespace {
@@ -309,13 +310,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bytes", o.bytes, "message size of every communication (e.g. 1MiB, 262144)")
       ->capture_default_str()
-      ->check([](const std::string& v) {
-        const auto parsed = collsel::tools::parse_size(v);
-        if (!parsed.bytes) return parsed.error;
-        return *parsed.bytes == 0 || *parsed.bytes > (1u << 30)
-                   ? std::string("must be between 1 B and 1 GiB")
-                   : std::string();
-      });
+      ->check(collsel::tools::size_validator(1, 1u << 30));
   app.add_option("--repeats", o.repeats, "runs of each graph; medians are kept")
       ->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--offsets", o.offsets,

@@ -24,6 +24,7 @@
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/validate.hpp"
 #include "models/model_file.hpp"
+#include "tools/size_option.hpp"
 #include "tools/size_parse.hpp"
 
 namespace {
@@ -271,13 +272,7 @@ int main(int argc, char** argv) {
                "skip the contention graphs (the model file then has no [contention] section)");
   app.add_option("--contention-bytes", o.contention_bytes,
                  "message size of the contention graphs (default 1MiB, --quick 256KiB)")
-      ->check([](const std::string& v) {
-        const auto parsed = collsel::tools::parse_size(v);
-        if (!parsed.bytes) return parsed.error;
-        return *parsed.bytes == 0 || *parsed.bytes > (1u << 30)
-                   ? std::string("must be between 1 B and 1 GiB")
-                   : std::string();
-      });
+      ->check(collsel::tools::size_validator(1, 1u << 30));
   app.add_option("--contention-repeats", o.contention_repeats,
                  "runs of each contention graph; the median is kept (default 5, --quick 3)")
       ->check(CLI::Range(1, 1000));

@@ -25,6 +25,7 @@
 #include "tools/fit_signature.hpp"
 #include "tools/report.hpp"
 #include "tools/simulate.hpp"
+#include "tools/size_option.hpp"
 #include "tools/size_parse.hpp"
 #include "tools/text_table.hpp"
 
@@ -149,9 +150,7 @@ CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
                   "Message size: Bcast the whole buffer, Scatter and Alltoall one block. Bytes, or a "
                   "binary suffix: 4k = 4K = 4KiB = 4096, 1M = 1MiB, 1GiB")
       ->required()
-      ->check(CLI::Validator(
-          [](std::string& text) { return collsel::tools::parse_size(text).error; }, "SIZE",
-          "size"));
+      ->check(collsel::tools::size_validator());
   cmd->add_option("--root", a.root, "Root rank (0 <= R < P)")->capture_default_str();
   cmd->add_option("--model", a.model,
                   "Calibrated model file (TOML). Default: the config's [model] path, else only "
@@ -533,9 +532,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateArgs& a) {
       cmd->add_option("-m,--size", a.size,
                       "Algorithm mode: message size (Bcast the buffer, Scatter and Alltoall one "
                       "block); bytes or a binary suffix: 64k, 1MiB")
-          ->check(CLI::Validator(
-              [](std::string& text) { return collsel::tools::parse_size(text).error; }, "SIZE",
-              "size")),
+          ->check(collsel::tools::size_validator()),
       cmd->add_option("--root", a.root, "Algorithm mode: root rank (0 <= R < P)")
           ->capture_default_str(),
       cmd->add_option("--ranks-per-node", a.ranks_per_node,

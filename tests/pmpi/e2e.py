@@ -229,13 +229,19 @@ def case_malformed_model(args, work):
     read_logs(logdir, args.ranks)
 
 
+def write_model(work, name, extra=""):
+    """A valid model file (a two-point pLogP table) plus `extra` TOML; returns its path."""
+    model = work / "model.toml"
+    model.write_text(f'format_version = 1\nname = "{name}"\n[plogp]\nlatency_s = 1e-4\n'
+                     'sizes_bytes = [0, 1048576]\ngap_s = [1e-6, 1e-2]\n'
+                     'send_overhead_s = [1e-7, 1e-3]\nrecv_overhead_s = [1e-7, 1e-3]\n' + extra)
+    return model
+
+
 def case_calibrated_model(args, work):
     """A valid model file given by COLLSEL_MODEL decides (rung 'model')."""
     logdir = work / "logs"
-    model = work / "model.toml"
-    model.write_text('format_version = 1\nname = "test cluster"\n[plogp]\nlatency_s = 1e-4\n'
-                     'sizes_bytes = [0, 1048576]\ngap_s = [1e-6, 1e-2]\n'
-                     'send_overhead_s = [1e-7, 1e-3]\nrecv_overhead_s = [1e-7, 1e-3]\n')
+    model = write_model(work, "test cluster")
     env = base_env(logdir)
     env["COLLSEL_MODEL"] = str(model)
     proc = run(args, env, work)
@@ -256,12 +262,9 @@ def case_contention_model(args, work):
     correct and every rank decides alike."""
     check(args.collsel, "--collsel is required for this case")
     logdir = work / "logs"
-    model = work / "model.toml"
-    model.write_text('format_version = 1\nname = "contention test"\n[plogp]\nlatency_s = 1e-4\n'
-                     'sizes_bytes = [0, 1048576]\ngap_s = [1e-6, 1e-2]\n'
-                     'send_overhead_s = [1e-7, 1e-3]\nrecv_overhead_s = [1e-7, 1e-3]\n'
-                     '[contention]\nrule = "fair"\nuse = "always"\n'
-                     'alpha_s_per_byte = 9e-9\nintra_alpha_s_per_byte = 1e-10\n')
+    model = write_model(work, "contention test",
+                        '[contention]\nrule = "fair"\nuse = "always"\n'
+                        'alpha_s_per_byte = 9e-9\nintra_alpha_s_per_byte = 1e-10\n')
     env = base_env(logdir)
     env["COLLSEL_MODEL"] = str(model)
     proc = run(args, env, work)
