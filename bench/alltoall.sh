@@ -15,6 +15,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 build=$root/build
 out=$PWD/alltoall-results
 profiles="fast-ethernet gige"
@@ -45,15 +47,13 @@ emu=$root/tools/emucluster/emucluster
 bench=$build/bench/selection
 shim=$build/pmpi/libcollsel.so
 calibrate=$build/calibrate/collsel-calibrate
-for f in "$bench" "$shim" "$calibrate"; do
-  [[ -f $f ]] || { echo "alltoall.sh: $f missing: build first (bash scripts/build.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "alltoall.sh: needs root (emucluster)" >&2; exit 2; }
+bench_require_built alltoall.sh "$bench" "$shim" "$calibrate"
+bench_require_root alltoall.sh
 
 mkdir -p "$out/logs"
 rm -f "$out/selection.csv"
 cluster=a2ab
-trap '"$emu" --cluster $cluster down >/dev/null 2>&1 || true' EXIT
+bench_down_on_exit "$emu" $cluster
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # docs/EMUCLUSTER.md
 start=$(date +%s)
 for profile in $profiles; do

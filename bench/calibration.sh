@@ -8,6 +8,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 build=$root/build
 out=$PWD/calibration-results
 profiles="fast-ethernet"
@@ -24,10 +26,10 @@ while [[ $# -gt 0 ]]; do
 done
 emu=$root/tools/emucluster/emucluster
 calibrate=$build/calibrate/collsel-calibrate
-[[ -x $calibrate ]] || { echo "calibration.sh: $calibrate missing: build first" >&2; exit 2; }
+bench_require_built calibration.sh "$calibrate"
 mkdir -p "$out"
 cluster=calb
-trap '"$emu" --cluster $cluster down >/dev/null 2>&1 || true' EXIT
+bench_down_on_exit "$emu" $cluster
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # docs/EMUCLUSTER.md
 
 seconds() { sed -n 's/^duration_s = //p' "$1"; }

@@ -16,6 +16,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 build=$root/build
 out=$PWD/contention-results
 profiles="fast-ethernet"
@@ -51,14 +53,12 @@ done
 emu=$root/tools/emucluster/emucluster
 bench=$build/bench/contention_graphs
 calibrate=$build/calibrate/collsel-calibrate
-for f in "$bench" "$calibrate"; do
-  [[ -x $f ]] || { echo "contention.sh: $f missing: build first (bash scripts/build.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "contention.sh: needs root (emucluster)" >&2; exit 2; }
+bench_require_built contention.sh "$bench" "$calibrate"
+bench_require_root contention.sh
 
 mkdir -p "$out"
 cluster=ctgb
-trap '"$emu" --cluster $cluster down >/dev/null 2>&1 || true' EXIT
+bench_down_on_exit "$emu" $cluster
 # 2 x hosts ranks on 2 cores: yielding while polling avoids most of the ~8 ms scheduler stalls
 # (docs/EMUCLUSTER.md).
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1

@@ -14,6 +14,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 build=$root/build
 out=$PWD/placement-results
 profile=fast-ethernet
@@ -47,14 +49,12 @@ emu=$root/tools/emucluster/emucluster
 bench=$build/bench/selection
 shim=$build/pmpi/libcollsel.so
 cli=$build/tools/collsel
-for f in "$bench" "$shim" "$cli"; do
-  [[ -e $f ]] || { echo "placement.sh: $f missing: build first (bash scripts/build.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "placement.sh: needs root (emucluster)" >&2; exit 2; }
+bench_require_built placement.sh "$bench" "$shim" "$cli"
+bench_require_root placement.sh
 
 mkdir -p "$out/logs"
 cluster=plcb
-trap '"$emu" --cluster $cluster down >/dev/null 2>&1 || true' EXIT
+bench_down_on_exit "$emu" $cluster
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1  # see bench/selection.sh
 start=$(date +%s)
 csv=$out/selection.csv

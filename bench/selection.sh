@@ -10,6 +10,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 build=$root/build
 out=$PWD/selection-results
 profiles="fast-ethernet gige"
@@ -34,14 +36,12 @@ emu=$root/tools/emucluster/emucluster
 bench=$build/bench/selection
 shim=$build/pmpi/libcollsel.so
 calibrate=$build/calibrate/collsel-calibrate
-for f in "$bench" "$shim" "$calibrate"; do
-  [[ -x $f || -f $f ]] || { echo "selection.sh: $f missing: build first (bash scripts/build.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "selection.sh: needs root (emucluster)" >&2; exit 2; }
+bench_require_built selection.sh "$bench" "$shim" "$calibrate"
+bench_require_root selection.sh
 
 mkdir -p "$out/plots" "$out/logs"
 cluster=selb
-trap '"$emu" --cluster $cluster down >/dev/null 2>&1 || true' EXIT
+bench_down_on_exit "$emu" $cluster
 # Oversubscribed ranks (8 hosts on 2 cores) yield while they poll: it avoids the ~8 ms scheduler
 # stalls in about half of the runs, where busy polling rarely does (docs/EMUCLUSTER.md).
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
