@@ -1,8 +1,6 @@
 #include "tools/explain.hpp"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +10,7 @@
 #include "selector/catalog.hpp"
 #include "selector/config.hpp"
 #include "tools/duration_format.hpp"
+#include "tools/model_loading.hpp"
 #include "tools/size_parse.hpp"
 #include "tools/text_table.hpp"
 
@@ -25,56 +24,6 @@ using json = nlohmann::ordered_json;
 
 ModelInfo info_of(const models::ModelFile& m, std::string source) {
   return {m.name, std::move(source), m.provenance.command, m.description};
-}
-
-Diagnostic error_in(std::string file, std::string problem, std::string fix) {
-  return {Diagnostic::Severity::error, std::move(file), 0, std::move(problem), std::move(fix)};
-}
-
-// A model the user named must be usable: explaining a decision on another model than the one
-// asked for would answer a different question, so unlike the shim we stop here.
-std::optional<models::ModelFile> load_model(const std::string& path, Diagnostics& out) {
-  models::ModelLoad load = models::load_model_file(path);
-  out.insert(out.end(), load.diagnostics.begin(), load.diagnostics.end());
-  if (load.model) {
-    if (const auto reason = load.model->plogp.invalid_reason()) {
-      out.push_back(error_in(path, *reason, "recalibrate, or fix the [plogp] tables"));
-      return std::nullopt;
-    }
-    return load.model;
-  }
-  if (!has_errors(load.diagnostics)) {
-    out.push_back(error_in(path, "the model file is unusable", "see docs/MODELS.md"));
-  }
-  return std::nullopt;
-}
-
-std::optional<models::ModelFile> load_embedded(Diagnostics& out) {
-  models::ModelLoad load = models::parse_model(conf::embedded_default_model(),
-                                               conf::kEmbeddedModelName);
-  out.insert(out.end(), load.diagnostics.begin(), load.diagnostics.end());
-  if (!load.model) {
-    out.push_back(error_in(std::string(conf::kEmbeddedModelName),
-                           "the embedded default model does not parse",
-                           "this is a build problem: rebuild collsel from a clean tree"));
-  }
-  return load.model;
-}
-
-std::optional<Config> load_config(const std::optional<std::string>& path, Diagnostics& out) {
-  if (!path) return Config{};
-  std::ifstream in(*path);
-  if (!in) {
-    out.push_back(error_in(*path, "cannot read the config file",
-                           "check the path given to --config"));
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  ConfigLoad load = parse_config(text.str(), *path);
-  // Bad settings keep their defaults, as in the shim; the diagnostics say which.
-  out.insert(out.end(), load.diagnostics.begin(), load.diagnostics.end());
-  return std::move(load.config);
 }
 
 // ---- the why line ----------------------------------------------------------------------------
@@ -228,26 +177,16 @@ json entry_json(const CostEntry& c, Collective coll) {
 
 Outcome explain(const Request& request) {
   Outcome out;
-  const std::optional<Config> config = load_config(request.config_path, out.diagnostics);
-  const std::optional<models::ModelFile> fallback = load_embedded(out.diagnostics);
-  if (!config || !fallback) return out;
-
-  // --model wins over the config's [model] path, as COLLSEL_MODEL does in the shim.
-  const std::optional<std::string> model_path =
-      request.model_path ? request.model_path : config->model_path;
-  std::optional<models::ModelFile> calibrated;
-  if (model_path && !model_path->empty()) {
-    calibrated = load_model(*model_path, out.diagnostics);
-    if (!calibrated) return out;
-  }
-
-  Policy policy = config->policy;
+  std::optional<tools::LoadedModels> loaded =
+      tools::load_models(request.model_path, request.config_path, out.diagnostics);
+  if (!loaded) return out;
+  Policy policy = loaded->config.policy;
   if (request.force) policy.of(request.shape.coll).force = request.force;
 
   Explanation e;
-  e.fallback = info_of(*fallback, std::string(conf::kEmbeddedModelName));
-  if (calibrated) e.calibrated = info_of(*calibrated, *model_path);
-  e.config_source = config->source;
+  e.fallback = info_of(*loaded->fallback, std::string(conf::kEmbeddedModelName));
+  if (loaded->calibrated) e.calibrated = info_of(*loaded->calibrated, loaded->calibrated_source);
+  e.config_source = loaded->config.source;
   e.shape = request.shape;
   if (request.placement) {
     e.placement = fmt::format("{}, {} ranks on {} nodes, at most {} per node",
@@ -255,9 +194,8 @@ Outcome explain(const Request& request) {
                               request.placement->node_of_rank.size(), request.placement->nodes(),
                               request.placement->max_ranks_per_node());
   }
-  e.decision = decide(request.shape, ModelSet{calibrated ? &*calibrated : nullptr,
-                                              &*fallback},
-                      policy, request.placement ? &*request.placement : nullptr);
+  e.decision = decide(request.shape, loaded->set(), policy,
+                      request.placement ? &*request.placement : nullptr);
   e.why = why_line(e.decision);
   out.explanation = std::move(e);
   return out;

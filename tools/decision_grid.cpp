@@ -1,0 +1,26 @@
+#include "tools/decision_grid.hpp"
+
+namespace collsel::tools {
+
+GridSpec default_grid() {
+  GridSpec g;
+  g.comm_sizes = {2, 3, 4, 5, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256};
+  g.bytes.push_back(0);
+  for (std::uint64_t b = 1; b <= 4u << 20; b *= 4) g.bytes.push_back(b);
+  return g;
+}
+
+std::vector<GridCell> decision_grid(Collective coll, const GridSpec& grid, const ModelSet& models,
+                                    const Policy& policy) {
+  std::vector<GridCell> cells;
+  cells.reserve(grid.comm_sizes.size() * grid.bytes.size());
+  for (const int p : grid.comm_sizes) {
+    for (const std::uint64_t b : grid.bytes) {
+      const Decision d = decide(CallShape{coll, p, b, 0}, models, policy);
+      cells.push_back({p, b, std::string(d.algorithm()), d.params(), d.predicted_s(), d.rung});
+    }
+  }
+  return cells;
+}
+
+}  // namespace collsel::tools
