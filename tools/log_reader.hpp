@@ -15,6 +15,17 @@ namespace collsel::logs {
 
 inline constexpr int kLogFormatVersion = 1;
 
+// A `module` record: one object (the executable or a shared library) loaded in a rank's process,
+// with the absolute address range of its executable segments; call-site program counters are
+// absolute addresses in that rank's address space, resolved against these at report time.
+struct Module {
+  std::string path;           // absolute path of the object file
+  std::uint64_t base = 0;     // load bias: file virtual address = pc - base
+  std::uint64_t start = 0;    // [start, end): executable segments, absolute
+  std::uint64_t end = 0;
+  std::string build_id;       // hex GNU build id, empty when the object has none
+};
+
 // The `run` record that opens each rank's file, plus what the reader saw in that file.
 struct RunHeader {
   std::string file;  // path of the rank's file, for messages
@@ -27,6 +38,12 @@ struct RunHeader {
   std::string model;
   std::optional<std::int64_t> end_calls;  // from the `end` record; empty: the file has none
   std::int64_t call_records = 0;          // `call` records read from this file
+  std::string level = "trace";            // from the run record: "trace" or "summary"
+  int stack_depth = 0;                    // from the run record; 0: no call sites captured
+  std::int64_t max_records = 0;           // trace cap from the run record; 0: unknown
+  std::int64_t summarised_calls = 0;      // from the `end` record: calls in summary records
+  std::int64_t overflow_calls = 0;        // from the `end` record: calls in overflow entries
+  std::vector<Module> modules;            // this rank's `module` records
 };
 
 // One `call` record: one rank's view of one collective call.
@@ -48,6 +65,32 @@ struct CallRecord {
   bool simulated = false;  // predicted by schedule simulation; absent in older logs
   double actual_s = 0.0;
   double start_s = 0.0;
+  std::vector<std::uint64_t> stack;  // call-site return addresses, innermost first; may be empty
+};
+
+// A `summary` record: one rank's aggregate of the calls of one key (call site x collective x
+// algorithm x comm size x size bucket). Written at finalize in summary level, and in trace level
+// for the calls after the trace cap.
+struct SummaryRecord {
+  std::string run;
+  int world_rank = -1;
+  int comm_size = 0;
+  std::string coll;
+  std::string algorithm;        // registered name, "native", or "*" in an overflow entry
+  std::string rung;             // rung of the first call of the key
+  std::uint64_t bytes_lo = 0;   // size bucket, inclusive bounds
+  std::uint64_t bytes_hi = 0;
+  std::vector<std::uint64_t> stack;
+  bool overflow = false;        // the table was full: calls of any key of this collective
+  std::int64_t calls = 0;
+  std::uint64_t bytes_sum = 0;
+  double actual_sum_s = 0.0;
+  double actual_min_s = 0.0;
+  double actual_max_s = 0.0;
+  std::int64_t predicted_calls = 0;  // calls that had a prediction
+  double predicted_sum_s = 0.0;
+  std::optional<double> predicted_min_s;  // null when predicted_calls == 0
+  std::optional<double> predicted_max_s;
 };
 
 struct RunLog {
@@ -55,6 +98,7 @@ struct RunLog {
   std::string dir;                    // the run directory that was read
   std::vector<RunHeader> ranks;       // one per rank file that had a `run` record, by world rank
   std::vector<CallRecord> calls;      // in file order, rank files in name order
+  std::vector<SummaryRecord> summaries;  // in file order, rank files in name order
   std::vector<std::string> problems;  // "FILE:LINE: what was wrong" (LINE left out for whole files)
 };
 

@@ -1,0 +1,53 @@
+// Report-time symbolisation of call sites: absolute return addresses of one rank, resolved against
+// that rank's `module` records (ASLR gives each rank its own addresses) into function, file:line
+// where the object has debug information, and object+offset otherwise.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tools/log_reader.hpp"
+
+namespace collsel::tools {
+
+struct Frame {
+  std::uint64_t pc = 0;       // the return address as logged
+  std::string object;         // path of the object holding it; empty: no module matched
+  std::uint64_t offset = 0;   // file address of the call instruction in `object`
+  std::string function;       // demangled; empty when unknown
+  std::string file;           // source file; empty when no debug line information
+  int line = 0;               // 0 when unknown
+
+  // "main (ring.c:42)", "solver_step in libsolver.so+0x1a2b" or "0x7f... (no module)": the
+  // text people read, also the key that groups a site over ranks.
+  [[nodiscard]] std::string text() const;
+};
+
+class Symbolizer {
+ public:
+  // `modules` of every rank, indexed by world rank (RunLog::ranks[i].modules).
+  explicit Symbolizer(std::map<int, std::vector<logs::Module>> modules_by_rank);
+
+  // Resolves a stack of `world_rank`. Results are cached per (rank, pc); each object is read once
+  // per batch, however many addresses it holds. Never throws on missing or changed files: the
+  // frame falls back to object+offset.
+  std::vector<Frame> resolve(int world_rank, const std::vector<std::uint64_t>& stack);
+
+  // Resolves every distinct address of many stacks at once (one pass per object), so later
+  // resolve() calls hit the cache. Optional: resolve() works without it, but slower.
+  void prefetch(const std::vector<std::pair<int, std::vector<std::uint64_t>>>& stacks);
+
+  // Problems met (an object file missing, a build id that differs from the log's), one sentence
+  // each, for the report's warnings.
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  struct Impl;
+  std::map<int, std::vector<logs::Module>> modules_;
+  std::map<std::pair<int, std::uint64_t>, Frame> cache_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace collsel::tools
