@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tools/log_reader.hpp"
+#include "tools/symbolize.hpp"
 
 namespace collsel::report {
 
@@ -65,6 +66,70 @@ struct Row {
   double mean_abs_rel_error = 0.0;  // mean |E_rel|; NaN when predicted_calls == 0
 };
 
+// Size buckets of the new sections: [2^k, 2^(k+1) - 1], with 0 alone (as the summary records).
+struct Bucket {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+};
+
+// Totals per collective and algorithm, over trace calls and summary records alike. A trace call
+// counts its merged time (max over ranks); a summary key counts the largest per-rank sum.
+struct Total {
+  std::string coll;
+  std::string algorithm;
+  std::int64_t calls = 0;
+  double time_s = 0.0;
+  std::uint64_t bytes = 0;   // sum of the calls' bytes
+  double share = 0.0;        // of all collective time in the run, 0..1
+};
+
+// One call site (its innermost user frame and callers), ranked by the time spent there summed over
+// every rank that called from it (mpiP's aggregate time).
+struct CallSiteRow {
+  std::string site;                 // frames.front().text(), or "(no call site)" when not captured
+  std::vector<tools::Frame> frames; // innermost first, as resolved for the lowest rank seen
+  std::string coll;
+  std::int64_t calls = 0;           // calls summed over ranks
+  double time_s = 0.0;              // rank-seconds
+  double mean_s = 0.0, min_s = 0.0, max_s = 0.0;  // per call, per rank
+  std::vector<std::string> algorithms;  // distinct, sorted
+  int ranks = 0;                        // ranks that called from here
+};
+
+// Predicted against actual, per algorithm and size bucket (and comm size: a prediction for P = 4
+// and one for P = 16 are different predictions).
+struct ErrorRow {
+  std::string coll;
+  std::string algorithm;
+  Bucket bucket;
+  int comm_size = 0;
+  std::int64_t calls = 0;
+  std::int64_t predicted_calls = 0;
+  double mean_actual_s = 0.0;
+  double mean_predicted_s = 0.0;     // NaN when predicted_calls == 0
+  double mean_rel_error = 0.0;       // NaN when predicted_calls == 0
+  double mean_abs_rel_error = 0.0;   // NaN when predicted_calls == 0
+  std::string source;                // "trace" (merged calls) or "summary" (per-rank aggregates)
+};
+
+// Time saved (positive) or lost against the native collective for what ran, per collective,
+// comm size and size bucket.
+struct SavingRow {
+  std::string coll;
+  int comm_size = 0;
+  Bucket bucket;
+  std::string algorithm;        // what collsel ran (most calls, when several)
+  std::int64_t calls = 0;
+  double actual_s = 0.0;        // total over the calls
+  double native_s = 0.0;        // estimated total of the native collective; NaN: no estimate
+  double saved_s = 0.0;         // native_s - actual_s; NaN: no estimate
+  // "measured": native calls of the same shape in this run (or the --baseline run);
+  // "model:NAME": the model's prediction for NAME, the registered algorithm closest to what the
+  // MPI library's own selection runs for this shape; "": no estimate (why in `native_note`).
+  std::string native_basis;
+  std::string native_note;
+};
+
 struct Disagreement {
   std::string comm;
   std::int64_t seq = 0;
@@ -89,6 +154,13 @@ struct Report {
   int incomplete_calls = 0;
   std::vector<std::string> problems;  // from the reader
   std::vector<std::string> warnings;  // from the aggregation, one sentence each
+
+  std::vector<Total> totals;            // sorted by time, largest first
+  std::vector<CallSiteRow> call_sites;  // sorted by time, largest first
+  std::vector<ErrorRow> errors;         // sorted by coll, algorithm, bucket, comm_size
+  std::vector<SavingRow> savings;       // sorted by coll, comm_size, bucket
+  double saved_s_total = 0.0;           // over the rows with an estimate
+  std::vector<MergedCall> merged;       // every merged trace call (the plots' scatter)
 };
 
 std::vector<MergedCall> merge_calls(const std::vector<logs::CallRecord>& records);
