@@ -30,7 +30,8 @@ struct CallSiteHash {
 class CallSiteCapture {
  public:
   // depth 0: capture nothing (capture() returns an empty site at no cost); clamped to
-  // kMaxStackDepth. Reads the address ranges of collsel's and the MPI library's objects once.
+  // kMaxStackDepth. Reads the address ranges to skip once: the object this code is linked into
+  // (libcollsel.so), the unwinder's, and every object named libmpi* (MPICH's libmpich, libmpifort).
   explicit CallSiteCapture(int depth);
 
   [[nodiscard]] int depth() const { return depth_; }

@@ -3,6 +3,7 @@
 // and a file address at report time, on any machine that has the same files.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,5 +21,10 @@ struct LoadedObject {
 // Objects with executable segments, in dl_iterate_phdr order (the executable first). vdso and
 // nameless objects other than the executable are left out.
 std::vector<LoadedObject> loaded_objects();
+
+// The hex NT_GNU_BUILD_ID among the notes of one PT_NOTE segment (`align`: its p_align), "" when
+// there is none. Shared by the capture (notes in memory) and the report (notes read from the file
+// on disk, to check it is the file that ran).
+std::string gnu_build_id(const unsigned char* notes, std::size_t size, std::size_t align);
 
 }  // namespace collsel::pmpi

@@ -19,9 +19,13 @@ struct Frame {
   std::string function;       // demangled; empty when unknown
   std::string file;           // source file; empty when no debug line information
   int line = 0;               // 0 when unknown
+  // The innermost inlined function `file:line` lies in, when the call was inlined into
+  // `function` (the function whose frame this is); empty otherwise.
+  std::string inlined;
 
-  // "main (ring.c:42)", "solver_step in libsolver.so+0x1a2b" or "0x7f... (no module)": the
-  // text people read, also the key that groups a site over ranks.
+  // "main (ring.c:42)", "exchange inlined in main (ring.c:42)", "solver_step in
+  // libsolver.so+0x1a2b", "libsolver.so+0x1a2b" or "0x7f... (no module)": the text people read,
+  // also the key that groups a site over ranks.
   [[nodiscard]] std::string text() const;
 };
 
@@ -44,9 +48,19 @@ class Symbolizer {
   [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
 
  private:
-  struct Impl;
-  std::map<int, std::vector<logs::Module>> modules_;
+  struct Impl;  // the helpers of symbolize.cpp that fill the caches
+  // What debug information says about one file address of one object.
+  struct Location {
+    std::string function, inlined, file;
+    int line = 0;
+  };
+  std::map<int, std::vector<logs::Module>> modules_;  // each rank's sorted by start
   std::map<std::pair<int, std::uint64_t>, Frame> cache_;
+  // Per (object path, file address): the object file serves every rank whatever its ASLR.
+  std::map<std::pair<std::string, std::uint64_t>, Location> locations_;
+  // Per (object path, build id in the log): whether the file on disk may be read for it.
+  std::map<std::pair<std::string, std::string>, bool> usable_;
+  bool addr2line_missing_ = false;
   std::vector<std::string> problems_;
 };
 
