@@ -2,7 +2,8 @@
 # Overhead of the shim on a 1-byte MPI_Bcast at 2 ranks: RUNS interleaved runs of
 # bench/bcast_latency without the shim, and with LD_PRELOAD=libcollsel.so
 #   - forced native, log off: pure pass-through (interception, context lookup, timing);
-#   - forced native, log trace: the same plus one log record per call;
+#   - forced native, log trace: the same plus one log record per call (call site at the default
+#     depth; bench/log_cost.sh compares the levels and depths);
 #   - model's choice, log off: what a user gets, algorithm included;
 # then the medians, their spread and the ratios to native. Run from the build dir:
 #   bash ../bench/shim_overhead.sh [RUNS]
@@ -12,6 +13,10 @@ shim=$PWD/pmpi/libcollsel.so
 prog=$PWD/bench/bcast_latency
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
+# Defaults everywhere except the trace cap: 11 x 20000 calls must all be call records, or the
+# "+ log" line would measure the summary table for the calls past [log] max_records.
+config=$logs/collsel.toml
+printf '[log]\nmax_records = 1000000\n' >"$config"
 declare -A results
 for ((r = 0; r < runs; r++)); do
   for variant in native pass pass_trace model; do
@@ -21,7 +26,7 @@ for ((r = 0; r < runs; r++)); do
       pass_trace) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_FORCE_BCAST native -genv COLLSEL_LOG_DIR "$logs") ;;
       model) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_LOG_LEVEL off) ;;
     esac
-    line=$(COLLSEL_CONFIG=/dev/null timeout 300 mpiexec -n 2 "${env[@]}" "$prog" 11 20000)
+    line=$(COLLSEL_CONFIG=$config timeout 300 mpiexec -n 2 "${env[@]}" "$prog" 11 20000)
     value=$(sed -E 's/.*median=([0-9.]+).*/\1/' <<<"$line")
     results[$variant]+="$value "
   done

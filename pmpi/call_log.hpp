@@ -1,7 +1,9 @@
-// The per-rank JSON Lines log of calls (format: docs/LOGS.md). Records are kept in a buffer of
-// fixed capacity and appended to the rank's file when it fills and at finalize, so memory stays
-// at capacity x sizeof(CallRecord) (4096 x 136 bytes = 544 KiB by default) whatever the number
-// of calls. Formatting happens at flush time, off the call path.
+// The per-rank JSON Lines log of calls (format: docs/LOGS.md). In level "trace" the first
+// max_records calls are kept in a buffer of fixed capacity and appended to the rank's file when it
+// fills and at finalize (4096 x 208 bytes = 832 KiB by default); later calls, and every call in
+// level "summary", go into the fixed-size summary table (call_summary.hpp), written at finalize.
+// Memory therefore stays bounded whatever the number of calls, and formatting happens at flush
+// time, off the call path.
 #pragma once
 
 #include <array>
@@ -15,7 +17,10 @@
 
 #include <fmt/format.h>
 
+#include "pmpi/call_site.hpp"
+#include "pmpi/call_summary.hpp"
 #include "selector/collective.hpp"
+#include "selector/config.hpp"
 #include "selector/decide.hpp"
 
 namespace collsel::pmpi {
@@ -36,6 +41,7 @@ struct CallRecord {
   bool simulated = false;    // predicted_s came from the schedule simulation
   double actual_s = 0.0;
   double start_s = 0.0;
+  CallSite site;  // empty when [log] stack_depth is 0
 };
 
 struct RunInfo {
@@ -45,23 +51,34 @@ struct RunInfo {
   std::string host;
   std::string config_source;
   std::string model_source;
+  LogLevel level = LogLevel::trace;  // trace or summary (off has no log)
+  int stack_depth = 0;               // > 0: `module` records are written at close
+  std::uint64_t max_records = 0;     // trace cap: call records per rank
 };
 
 class CallLog {
  public:
-  // Opens (creates) the file; `error` receives a sentence when that fails and the log stays off.
-  CallLog(const std::string& path, const RunInfo& info, std::uint32_t capacity, std::string& error);
+  // Opens (creates) the file and allocates the buffer (`buffer_records`, trace only) and the
+  // summary table (`summary_entries`); `error` receives a sentence when that fails and the log
+  // stays off.
+  CallLog(const std::string& path, const RunInfo& info, std::uint32_t buffer_records,
+          std::uint32_t summary_entries, std::string& error);
   ~CallLog();
   CallLog(const CallLog&) = delete;
   CallLog& operator=(const CallLog&) = delete;
 
   bool ok() const { return file_ != nullptr; }
   void add(const CallRecord& record);
-  // Writes buffered records and the `end` line; the log accepts nothing afterwards.
+  // Writes buffered records, the summary and module records and the `end` line; the log accepts
+  // nothing afterwards.
   void close();
 
  private:
+  void add_locked(const CallRecord& record);
+  void summarise_locked(const CallRecord& record);
   void flush_locked();
+  void write_summary_locked();
+  void write_modules_locked();
 
   std::mutex mutex_;  // MPI_THREAD_MULTIPLE programs may call collectives from several threads
   std::FILE* file_ = nullptr;
@@ -70,6 +87,9 @@ class CallLog {
   std::vector<CallRecord> buffer_;
   fmt::memory_buffer text_;  // formatted records awaiting fwrite
   std::uint64_t written_ = 0;
+  std::uint64_t traced_ = 0;  // call records accepted (written or buffered), up to max_records
+  std::unique_ptr<CallSummary> summary_;
+  bool overflow_noted_ = false;
 };
 
 }  // namespace collsel::pmpi

@@ -22,11 +22,16 @@
 #include "conf/embedded.hpp"
 #include "models/model_file.hpp"
 #include "pmpi/call_log.hpp"
+#include "pmpi/call_site.hpp"
 #include "pmpi/comm_context.hpp"
 #include "selector/config.hpp"
 #include "selector/registry.hpp"
 
 namespace collsel::pmpi {
+
+static_assert(kMaxStackDepth == kMaxLogStackDepth,
+              "the config's [log] stack_depth bound must be what CallSite can hold");
+
 namespace {
 
 thread_local const char* t_last_algorithm = kNativeName.data();
@@ -174,6 +179,8 @@ struct Runtime::Impl {
   // ranks' placement. Equal on all ranks, like the model it comes from.
   bool placement_wanted = false;
   std::unique_ptr<CallLog> log;
+  // Set when the run is logged with stack_depth > 0: captures each logged call's site.
+  std::unique_ptr<const CallSiteCapture> sites;
 
   std::mutex notes_mutex;
   std::set<Collective> noted;  // collectives whose decision note was printed already
@@ -266,6 +273,9 @@ struct Runtime::Impl {
     r.simulated = choice.simulated;
     r.actual_s = end - start;
     r.start_s = start - time_origin;
+    // Captured after `end` so the unwind is not part of actual_s. The frames between here and the
+    // user's call (ours and the MPI library's) are skipped by the capture itself.
+    if (sites) r.site = sites->capture();
     log->add(r);
   }
 };
@@ -363,12 +373,25 @@ void Runtime::Impl::open_log(MPI_Comm boot, const std::string& run_id, bool spea
                std::string(host, static_cast<std::size_t>(host_length)),
                config.source,
                calibrated ? *config.model_path
-                          : (fallback ? std::string(conf::kEmbeddedModelName) : "none")};
+                          : (fallback ? std::string(conf::kEmbeddedModelName) : "none"),
+               config.log_level,
+               config.log_stack_depth,
+               config.log_max_records};
   const auto path = dir / fmt::format("rank-{:05d}.jsonl", world_rank);
   if (ec) {
     error = fmt::format("cannot create {} ({})", dir.string(), ec.message());
   } else {
-    log = std::make_unique<CallLog>(path.string(), info, config.log_buffer_records, error);
+    // Any failure to set the log up (allocation, the loaded-object scan) means "not logged",
+    // agreed below like an unwritable folder, never a failed MPI_Init.
+    try {
+      log = std::make_unique<CallLog>(path.string(), info, config.log_buffer_records,
+                                      config.log_summary_entries, error);
+      if (error.empty() && config.log_stack_depth > 0) {
+        sites = std::make_unique<const CallSiteCapture>(config.log_stack_depth);
+      }
+    } catch (const std::exception& e) {
+      error = fmt::format("cannot set up the log ({})", e.what());
+    }
   }
 
   // All ranks agree whether the run is logged, and the first failure is reported once.
@@ -384,6 +407,7 @@ void Runtime::Impl::open_log(MPI_Comm boot, const std::string& run_id, bool spea
                "config or {} to a writable folder; this run is not logged\n",
                config.log_dir, error, first_failure, kEnvLogDir);
   }
+  sites.reset();
   if (log) {
     log.reset();
     std::filesystem::remove(path, ec);

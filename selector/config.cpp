@@ -49,8 +49,11 @@ bool valid_override(Collective c, std::string_view name) {
   return name == kNativeName || find_algorithm(c, name) != nullptr;
 }
 
+constexpr std::string_view kValidLogLevels = "trace, summary, off";
+
 std::optional<LogLevel> log_level_from(std::string_view s) {
   if (s == "trace") return LogLevel::trace;
+  if (s == "summary") return LogLevel::summary;
   if (s == "off") return LogLevel::off;
   return std::nullopt;
 }
@@ -107,6 +110,22 @@ bool read(Reader& r, const toml::table& table, std::string_view table_name, std:
   return false;
 }
 
+// Reads an integer key that must lie in [lo, hi]; out of range is one error and `target` keeps
+// its default.
+template <class T>
+void read_bounded(Reader& r, const toml::table& table, std::string_view table_name,
+                  std::string_view key, std::int64_t lo, std::int64_t hi, T& target) {
+  std::int64_t value = 0;
+  if (!read(r, table, table_name, key, value)) return;
+  if (value >= lo && value <= hi) {
+    target = static_cast<T>(value);
+    return;
+  }
+  r.error(line_of(*table.get(key)),
+          fmt::format("{} = {} in {} is out of range", key, value, table_name),
+          fmt::format("use {} to {}; using {}", lo, hi, target));
+}
+
 const toml::table* sub_table(Reader& r, const toml::table& root, std::string_view name) {
   const toml::node* node = root.get(name);
   if (node == nullptr) return nullptr;
@@ -137,7 +156,8 @@ void read_model(Reader& r, const toml::table& root, Config& c) {
 void read_log(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "log");
   if (t == nullptr) return;
-  check_keys(r, *t, "[log]", {"dir", "level", "buffer_records"});
+  check_keys(r, *t, "[log]",
+             {"dir", "level", "buffer_records", "stack_depth", "max_records", "summary_entries"});
   read(r, *t, "[log]", "dir", c.log_dir);
   std::string level;
   if (read(r, *t, "[log]", "level", level)) {
@@ -145,19 +165,15 @@ void read_log(Reader& r, const toml::table& root, Config& c) {
       c.log_level = *l;
     } else {
       r.error(line_of(*t->get("level")), fmt::format("unknown log level '{}' in [log]", level),
-              fmt::format("valid: trace, off; using {}", log_level_name(c.log_level)));
+              fmt::format("valid: {}; using {}", kValidLogLevels, log_level_name(c.log_level)));
     }
   }
-  std::int64_t records = 0;
-  if (read(r, *t, "[log]", "buffer_records", records)) {
-    if (records >= 16 && records <= 1'000'000) {
-      c.log_buffer_records = static_cast<std::uint32_t>(records);
-    } else {
-      r.error(line_of(*t->get("buffer_records")),
-              fmt::format("buffer_records = {} in [log] is out of range", records),
-              fmt::format("use 16 to 1000000; using {}", c.log_buffer_records));
-    }
-  }
+  read_bounded(r, *t, "[log]", "buffer_records", 16, 1'000'000, c.log_buffer_records);
+  read_bounded(r, *t, "[log]", "stack_depth", 0, kMaxLogStackDepth, c.log_stack_depth);
+  // Beyond a billion records per rank a trace is no longer something anyone reads.
+  read_bounded(r, *t, "[log]", "max_records", 1, 1'000'000'000, c.log_max_records);
+  // A million entries is ~200 MB per rank: the bound stops a typo from eating the node's memory.
+  read_bounded(r, *t, "[log]", "summary_entries", 16, 1 << 20, c.log_summary_entries);
 }
 
 void read_enable(Reader& r, const toml::table& root, Config& c) {
@@ -267,7 +283,17 @@ void env_disable(Config& c, const std::string& value, Diagnostics& out) {
 
 }  // namespace
 
-std::string_view log_level_name(LogLevel l) { return l == LogLevel::trace ? "trace" : "off"; }
+std::string_view log_level_name(LogLevel l) {
+  switch (l) {
+    case LogLevel::trace:
+      return "trace";
+    case LogLevel::summary:
+      return "summary";
+    case LogLevel::off:
+      break;
+  }
+  return "off";
+}
 
 EnvMap read_collsel_env() {
   EnvMap env;
@@ -320,7 +346,8 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
     } else {
       out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
                      fmt::format("{}: unknown log level '{}'", kEnvLogLevel, it->second),
-                     fmt::format("valid: trace, off; using {}", log_level_name(c.log_level))});
+                     fmt::format("valid: {}; using {}", kValidLogLevels,
+                                 log_level_name(c.log_level))});
     }
   }
   env_force(c, env, kEnvForceBcast, Collective::bcast, out);

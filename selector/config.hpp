@@ -15,8 +15,14 @@
 
 namespace collsel {
 
-enum class LogLevel { off, trace };
+// trace: one record per call (up to Config::log_max_records per rank, then summarised);
+// summary: per call site aggregates only; off: no log. docs/CONFIG.md, docs/LOGS.md.
+enum class LogLevel { off, summary, trace };
 std::string_view log_level_name(LogLevel l);
+
+// Frames captured per call site at most (the shim's pmpi::kMaxStackDepth, which is checked equal):
+// eight frames reach past any wrapper layer a solver puts around MPI while keeping a record small.
+inline constexpr int kMaxLogStackDepth = 8;
 
 struct Config {
   std::string source = "<built-in defaults>";  // the config file this came from
@@ -24,6 +30,12 @@ struct Config {
   std::string log_dir = "collsel-logs";
   LogLevel log_level = LogLevel::trace;
   std::uint32_t log_buffer_records = 4096;
+  int log_stack_depth = 4;  // frames per call site; 0: no call sites (the cheapest logging)
+  // The trace cap per rank. A call record is ~0.5 KB of JSON: 100000 of them are ~50 MB per rank,
+  // enough for any per-shape statistics; the calls beyond still count, in the summary table.
+  std::uint64_t log_max_records = 100'000;
+  // Entries of the summary table, allocated at start-up (~200 bytes each: 4096 = ~800 KiB).
+  std::uint32_t log_summary_entries = 4096;
   Policy policy;
 };
 

@@ -22,6 +22,9 @@ TEST(Config, DefaultsWithoutAFile) {
   EXPECT_FALSE(load.config.model_path.has_value());
   EXPECT_EQ(load.config.log_dir, "collsel-logs");
   EXPECT_EQ(load.config.log_level, LogLevel::trace);
+  EXPECT_EQ(load.config.log_stack_depth, 4);
+  EXPECT_EQ(load.config.log_max_records, 100'000u);
+  EXPECT_EQ(load.config.log_summary_entries, 4096u);
   EXPECT_TRUE(load.config.policy.of(Collective::bcast).enabled);
   EXPECT_FALSE(load.config.policy.of(Collective::scatter).force.has_value());
   EXPECT_EQ(load.config.policy.segment_unit_bytes, 8u);
@@ -33,8 +36,11 @@ TEST(Config, ReadsEveryKey) {
 path = "models/cluster.toml"
 [log]
 dir = "/tmp/logs"
-level = "off"
+level = "summary"
 buffer_records = 100
+stack_depth = 8
+max_records = 250
+summary_entries = 64
 [enable]
 scatter = false
 alltoall = false
@@ -52,8 +58,11 @@ segment_unit_bytes = 4
   EXPECT_EQ(c.source, "/etc/collsel/collsel.toml");
   EXPECT_EQ(c.model_path, "/etc/collsel/models/cluster.toml");  // relative to the config file
   EXPECT_EQ(c.log_dir, "/tmp/logs");
-  EXPECT_EQ(c.log_level, LogLevel::off);
+  EXPECT_EQ(c.log_level, LogLevel::summary);
   EXPECT_EQ(c.log_buffer_records, 100u);
+  EXPECT_EQ(c.log_stack_depth, 8);
+  EXPECT_EQ(c.log_max_records, 250u);
+  EXPECT_EQ(c.log_summary_entries, 64u);
   EXPECT_FALSE(c.policy.of(Collective::scatter).enabled);
   EXPECT_TRUE(c.policy.of(Collective::bcast).enabled);
   EXPECT_EQ(c.policy.of(Collective::bcast).force, "bcast.chain_segmented");
@@ -73,6 +82,9 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(file.config.log_dir, defaults.log_dir);
   EXPECT_EQ(file.config.log_level, defaults.log_level);
   EXPECT_EQ(file.config.log_buffer_records, defaults.log_buffer_records);
+  EXPECT_EQ(file.config.log_stack_depth, defaults.log_stack_depth);
+  EXPECT_EQ(file.config.log_max_records, defaults.log_max_records);
+  EXPECT_EQ(file.config.log_summary_entries, defaults.log_summary_entries);
   EXPECT_EQ(file.config.policy.segment_unit_bytes, defaults.policy.segment_unit_bytes);
 }
 
@@ -102,7 +114,7 @@ TEST(Config, UnknownKeyIsAWarningAndTheRestApplies) {
             "the top level: model, log, enable, override, selection");
   EXPECT_EQ(m[1],
             "collsel: c.toml:2: unknown key 'directory' in [log]; remove it; valid keys in [log]: "
-            "dir, level, buffer_records");
+            "dir, level, buffer_records, stack_depth, max_records, summary_entries");
   EXPECT_EQ(load.diagnostics[0].severity, Diagnostic::Severity::warning);
   EXPECT_EQ(load.config.log_level, LogLevel::off);
 }
@@ -131,7 +143,8 @@ TEST(Config, BadValuesAreReported) {
       "c.toml");
   const auto m = messages(load.diagnostics);
   ASSERT_EQ(m.size(), 4u);
-  EXPECT_EQ(m[0], "collsel: c.toml:2: unknown log level 'loud' in [log]; valid: trace, off; using trace");
+  EXPECT_EQ(m[0], "collsel: c.toml:2: unknown log level 'loud' in [log]; valid: trace, summary, "
+                  "off; using trace");
   EXPECT_EQ(m[1],
             "collsel: c.toml:3: buffer_records = 3 in [log] is out of range; use 16 to 1000000; "
             "using 4096");
@@ -142,6 +155,54 @@ TEST(Config, BadValuesAreReported) {
             "collsel: c.toml:6: window = -2 in [override] must be a positive count; use e.g. 4 "
             "(exchanges in flight), or remove it to let the model choose");
   EXPECT_FALSE(load.config.policy.window.has_value());
+}
+
+TEST(Config, LogLimitsOutOfRangeKeepTheirDefaults) {
+  const ConfigLoad load = parse_config(
+      "[log]\nstack_depth = 9\nmax_records = 0\nsummary_entries = 8\nlevel = \"summary\"\n",
+      "c.toml");
+  const auto m = messages(load.diagnostics);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0],
+            "collsel: c.toml:2: stack_depth = 9 in [log] is out of range; use 0 to 8; using 4");
+  EXPECT_EQ(m[1], "collsel: c.toml:3: max_records = 0 in [log] is out of range; use 1 to "
+                  "1000000000; using 100000");
+  EXPECT_EQ(m[2], "collsel: c.toml:4: summary_entries = 8 in [log] is out of range; use 16 to "
+                  "1048576; using 4096");
+  EXPECT_EQ(load.config.log_stack_depth, 4);
+  EXPECT_EQ(load.config.log_max_records, 100'000u);
+  EXPECT_EQ(load.config.log_summary_entries, 4096u);
+  EXPECT_EQ(load.config.log_level, LogLevel::summary);  // the rest of the section applies
+}
+
+TEST(Config, StackDepthZeroTurnsCallSitesOff) {
+  const ConfigLoad load = parse_config("[log]\nstack_depth = 0\n", "c.toml");
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.log_stack_depth, 0);
+}
+
+TEST(Config, LogLevelFromTheEnvironment) {
+  ConfigInputs in;
+  in.config_path = "c.toml";
+  in.config_text = "[log]\nlevel = \"off\"\n";
+  in.env = {{"COLLSEL_LOG_LEVEL", "summary"}};
+  ConfigLoad load = resolve_config(in);
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.log_level, LogLevel::summary);
+
+  in.env = {{"COLLSEL_LOG_LEVEL", "verbose"}};
+  load = resolve_config(in);
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: environment: COLLSEL_LOG_LEVEL: unknown log level 'verbose'; valid: trace, "
+            "summary, off; using off");
+  EXPECT_EQ(load.config.log_level, LogLevel::off);
+}
+
+TEST(Config, LogLevelNames) {
+  EXPECT_EQ(log_level_name(LogLevel::trace), "trace");
+  EXPECT_EQ(log_level_name(LogLevel::summary), "summary");
+  EXPECT_EQ(log_level_name(LogLevel::off), "off");
 }
 
 TEST(Config, EnvironmentWinsOverTheFile) {

@@ -1,0 +1,201 @@
+// The log's records at each level (docs/LOGS.md), read back as JSON: the trace cap hands later
+// calls to the summary, level summary writes no call records, call sites and modules are written,
+// the summary table's overflow is reported, and the notes are printed once, by rank 0 only.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pmpi/call_log.hpp"
+#include "selector/policy.hpp"
+
+namespace collsel::pmpi {
+namespace {
+
+using nlohmann::json;
+
+struct Settings {
+  LogLevel level = LogLevel::trace;
+  int stack_depth = 4;
+  std::uint64_t max_records = 1000;
+  std::uint32_t buffer_records = 16;
+  std::uint32_t summary_entries = 64;
+  int world_rank = 0;
+};
+
+class CallLogTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("collsel-call-log-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "rank-00000.jsonl").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<CallLog> open(const Settings& s) {
+    RunInfo info{"run-1", s.world_rank, 2, "host", "<built-in defaults>", "none",
+                 s.level, s.stack_depth, s.max_records};
+    std::string error;
+    auto log = std::make_unique<CallLog>(path_, info, s.buffer_records, s.summary_entries, error);
+    EXPECT_TRUE(error.empty()) << error;
+    return log;
+  }
+
+  // Call i comes from one of `sites` call sites and has 1..3 bytes, independently of its site.
+  static CallRecord call(std::uint64_t i, std::uint64_t sites = 3) {
+    CallRecord r;
+    std::snprintf(r.comm.data(), r.comm.size(), "0.0");
+    r.comm_size = 2;
+    r.seq = i;
+    r.bytes = 1 + (i / 3) % 3;
+    r.algorithm = "bcast.flat";
+    r.rung = Rung::default_model;
+    r.predicted_s = i % 2 == 0 ? 1e-6 : std::nan("");
+    r.actual_s = 2e-6;
+    r.site.depth = 2;
+    r.site.pcs = {0x1000 + 16 * (i % sites), 0x2000};
+    return r;
+  }
+
+  std::vector<json> records(std::string_view type) const {
+    std::vector<json> out;
+    std::ifstream in(path_);
+    for (std::string line; std::getline(in, line);) {
+      json j = json::parse(line);
+      if (j["type"] == type) out.push_back(std::move(j));
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+std::uint64_t sum_calls(const std::vector<json>& summaries) {
+  std::uint64_t n = 0;
+  for (const auto& s : summaries) n += s["calls"].get<std::uint64_t>();
+  return n;
+}
+
+TEST_F(CallLogTest, TraceCapSummarisesTheRestAndNotesItOnce) {
+  auto log = open({.max_records = 100});
+  testing::internal::CaptureStderr();
+  for (std::uint64_t i = 0; i < 300; ++i) log->add(call(i));
+  log->close();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err,
+            "collsel: rank 0 reached [log] max_records = 100 call records; later calls are "
+            "summarised per call site in the log's summary records; raise max_records or use "
+            "level = \"summary\"\n");
+
+  const auto run = records("run");
+  ASSERT_EQ(run.size(), 1u);
+  EXPECT_EQ(run[0]["level"], "trace");
+  EXPECT_EQ(run[0]["stack_depth"], 4);
+  EXPECT_EQ(run[0]["max_records"], 100);
+  const auto calls = records("call");
+  ASSERT_EQ(calls.size(), 100u);
+  EXPECT_EQ(calls[99]["seq"], 99);  // the first 100 calls, in order
+  EXPECT_EQ(calls[4]["stack"], json::array({0x1000 + 16, 0x2000}));
+  const auto summaries = records("summary");
+  EXPECT_EQ(sum_calls(summaries), 200u);
+  const auto end = records("end");
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0]["calls"], 100);
+  EXPECT_EQ(end[0]["summarised_calls"], 200);
+  EXPECT_EQ(end[0]["overflow_calls"], 0);
+  EXPECT_FALSE(records("module").empty());  // stack_depth > 0: the objects to symbolise with
+}
+
+TEST_F(CallLogTest, SummaryLevelWritesOneRecordPerKey) {
+  auto log = open({.level = LogLevel::summary, .max_records = 5});
+  for (std::uint64_t i = 0; i < 300; ++i) log->add(call(i));
+  log->close();
+  EXPECT_TRUE(records("call").empty());
+  const auto summaries = records("summary");
+  // 3 sites x 3 sizes (1, 2, 3 bytes) but 2 and 3 share a bucket: 6 keys.
+  ASSERT_EQ(summaries.size(), 6u);
+  EXPECT_EQ(sum_calls(summaries), 300u);
+  for (const auto& s : summaries) {
+    EXPECT_EQ(s["run"], "run-1");
+    EXPECT_EQ(s["coll"], "bcast");
+    EXPECT_EQ(s["algorithm"], "bcast.flat");
+    EXPECT_EQ(s["rung"], "default_model");
+    EXPECT_EQ(s["comm_size"], 2);
+    EXPECT_EQ(s["overflow"], false);
+    EXPECT_EQ(s["stack"].size(), 2u);
+    EXPECT_TRUE(s["bytes_lo"] == 1 || s["bytes_lo"] == 2) << s;
+    EXPECT_EQ(s["bytes_hi"], s["bytes_lo"] == 1 ? 1 : 3);
+    EXPECT_NEAR(s["actual_sum_s"].get<double>(), 2e-6 * s["calls"].get<double>(), 1e-15);
+    EXPECT_EQ(s["actual_min_s"], 2e-6);
+    EXPECT_GT(s["predicted_calls"], 0);
+    EXPECT_EQ(s["predicted_min_s"], 1e-6);
+  }
+  const auto end = records("end");
+  EXPECT_EQ(end[0]["calls"], 0);
+  EXPECT_EQ(end[0]["summarised_calls"], 300);
+  EXPECT_EQ(records("run")[0]["level"], "summary");
+}
+
+TEST_F(CallLogTest, NoCallSitesNoModules) {
+  auto log = open({.stack_depth = 0});
+  CallRecord r = call(1);
+  r.site = {};
+  log->add(r);
+  log->close();
+  const auto calls = records("call");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["stack"], json::array());
+  EXPECT_TRUE(records("module").empty());
+}
+
+TEST_F(CallLogTest, FullTableOverflowsPerCollectiveAndNotesItOnce) {
+  auto log = open({.level = LogLevel::summary, .summary_entries = 16});
+  testing::internal::CaptureStderr();
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    CallRecord r = call(i, 100);
+    r.predicted_s = std::nan("");
+    log->add(r);
+  }
+  log->close();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "collsel: rank 0's summary table is full ([log] summary_entries = 16); calls with new "
+            "keys are counted per collective in overflow entries; raise summary_entries\n");
+  const auto summaries = records("summary");
+  ASSERT_EQ(summaries.size(), 17u);
+  const json& overflow = summaries.back();
+  EXPECT_EQ(overflow["overflow"], true);
+  EXPECT_EQ(overflow["algorithm"], "*");
+  EXPECT_EQ(overflow["comm_size"], 0);
+  EXPECT_EQ(overflow["stack"], json::array());
+  EXPECT_EQ(overflow["calls"], 84);
+  EXPECT_EQ(overflow["bytes_lo"], 1);
+  EXPECT_EQ(overflow["bytes_hi"], 3);
+  EXPECT_EQ(overflow["predicted_calls"], 0);
+  EXPECT_TRUE(overflow["predicted_min_s"].is_null());
+  EXPECT_TRUE(overflow["predicted_max_s"].is_null());
+  const auto end = records("end");
+  EXPECT_EQ(end[0]["summarised_calls"], 100);
+  EXPECT_EQ(end[0]["overflow_calls"], 84);
+}
+
+TEST_F(CallLogTest, OnlyRankZeroPrintsNotes) {
+  auto log = open({.max_records = 1, .summary_entries = 16, .world_rank = 1});
+  testing::internal::CaptureStderr();
+  for (std::uint64_t i = 0; i < 100; ++i) log->add(call(i, 100));
+  log->close();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(records("end")[0]["overflow_calls"], 99 - 16);
+}
+
+}  // namespace
+}  // namespace collsel::pmpi
