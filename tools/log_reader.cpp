@@ -74,6 +74,35 @@ class Fields {
     return object_.contains(key) ? count(key) : 0;
   }
 
+  std::int64_t integer_or_zero(const char* key) {
+    return object_.contains(key) ? integer(key) : 0;
+  }
+
+  std::string text_or(const char* key, std::string fallback) {
+    return object_.contains(key) ? text(key) : std::move(fallback);
+  }
+
+  // A call site: an array of return addresses (absolute, up to 2^64 - 1). Absent in logs written
+  // before call sites were captured, which is the same as a site not captured: empty.
+  std::vector<std::uint64_t> addresses_or_empty(const char* key) {
+    std::vector<std::uint64_t> out;
+    if (!object_.contains(key)) return out;
+    const json& v = object_.at(key);
+    if (!v.is_array()) {
+      wrong(key, "an array of addresses", v);
+      return out;
+    }
+    out.reserve(v.size());
+    for (const json& pc : v) {
+      if (!pc.is_number_unsigned()) {
+        wrong(key, "an array of non-negative integers", v);
+        return {};
+      }
+      out.push_back(pc.get<std::uint64_t>());
+    }
+    return out;
+  }
+
   double number(const char* key) {
     const json* v = find(key, "a number");
     if (v == nullptr) return 0.0;
@@ -136,6 +165,10 @@ RunHeader parse_run(Fields& f) {
   h.collsel_version = f.text("collsel_version");
   h.config = f.text("config");
   h.model = f.text("model");
+  // Added with call sites and the summary level; older logs are trace logs without sites or cap.
+  h.level = f.text_or("level", "trace");
+  h.stack_depth = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("stack_depth"), 64));
+  h.max_records = f.integer_or_zero("max_records");
   return h;
 }
 
@@ -158,7 +191,60 @@ CallRecord parse_call(Fields& f) {
   c.simulated = f.flag_or_false("simulated");
   c.actual_s = f.number("actual_s");
   c.start_s = f.number("start_s");
+  c.stack = f.addresses_or_empty("stack");
   return c;
+}
+
+SummaryRecord parse_summary(Fields& f) {
+  SummaryRecord s;
+  s.run = f.text("run");
+  s.world_rank = f.small_int("world_rank");
+  s.comm_size = f.small_int("comm_size");
+  s.coll = f.text("coll");
+  s.algorithm = f.text("algorithm");
+  s.rung = f.text("rung");
+  s.bytes_lo = f.count("bytes_lo");
+  s.bytes_hi = f.count("bytes_hi");
+  s.stack = f.addresses_or_empty("stack");
+  s.overflow = f.flag_or_false("overflow");
+  s.calls = f.integer("calls");
+  s.bytes_sum = f.count("bytes_sum");
+  s.actual_sum_s = f.number("actual_sum_s");
+  s.actual_min_s = f.number("actual_min_s");
+  s.actual_max_s = f.number("actual_max_s");
+  s.predicted_calls = f.integer("predicted_calls");
+  s.predicted_sum_s = f.number("predicted_sum_s");
+  s.predicted_min_s = f.number_or_null("predicted_min_s");
+  s.predicted_max_s = f.number_or_null("predicted_max_s");
+  return s;
+}
+
+// What a summary record must satisfy beyond its field types, so the report can divide by calls
+// and trust the bucket; empty when it is sound.
+std::string summary_inconsistency(const SummaryRecord& s) {
+  if (s.calls <= 0) return fmt::format("'calls' is {}; a summary entry counts at least one call",
+                                       s.calls);
+  if (s.predicted_calls < 0 || s.predicted_calls > s.calls) {
+    return fmt::format("'predicted_calls' {} is not between 0 and 'calls' {}", s.predicted_calls,
+                       s.calls);
+  }
+  if (s.bytes_lo > s.bytes_hi) {
+    return fmt::format("'bytes_lo' {} is above 'bytes_hi' {}", s.bytes_lo, s.bytes_hi);
+  }
+  if (!s.overflow && s.comm_size < 1) {
+    return fmt::format("'comm_size' is {} outside an overflow entry", s.comm_size);
+  }
+  return {};
+}
+
+Module parse_module(Fields& f) {
+  Module m;
+  m.path = f.text("path");
+  m.base = f.count("base");
+  m.start = f.count("start");
+  m.end = f.count("end");
+  m.build_id = f.text_or("build_id", "");
+  return m;
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, "; the
@@ -234,6 +320,10 @@ class RankFileReader {
       on_run(record, number);
     } else if (kind == "call") {
       on_call(record, number, out);
+    } else if (kind == "summary") {
+      on_summary(record, number, out);
+    } else if (kind == "module") {
+      on_module(record, number);
     } else if (kind == "end") {
       on_end(record, number);
     } else {
@@ -264,22 +354,55 @@ class RankFileReader {
       problem(number, fmt::format("'call' record: {}; record skipped", f.error()));
       return;
     }
-    if (header_ && c.run != header_->run && !reported_foreign_run_) {
-      reported_foreign_run_ = true;
-      problem(number, fmt::format("call of run '{}' in a file of run '{}'", c.run, header_->run));
-    }
+    check_run(c.run, "call", number);
     ++call_records_;
     out.calls.push_back(std::move(c));
+  }
+
+  void on_summary(const json& record, int number, RunLog& out) {
+    Fields f(record);
+    SummaryRecord s = parse_summary(f);
+    std::string error = f.error();
+    if (error.empty()) error = summary_inconsistency(s);
+    if (!error.empty()) {
+      problem(number, fmt::format("'summary' record: {}; record skipped", error));
+      return;
+    }
+    check_run(s.run, "summary", number);
+    summary_calls_ += s.calls;
+    out.summaries.push_back(std::move(s));
+  }
+
+  void on_module(const json& record, int number) {
+    Fields f(record);
+    Module m = parse_module(f);
+    if (!f.error().empty()) {
+      problem(number, fmt::format("'module' record: {}; record skipped", f.error()));
+      return;
+    }
+    modules_.push_back(std::move(m));
   }
 
   void on_end(const json& record, int number) {
     Fields f(record);
     const std::int64_t calls = f.integer("calls");
+    // Absent in logs written before the summary level existed: nothing was summarised.
+    const std::int64_t summarised = f.integer_or_zero("summarised_calls");
+    const std::int64_t overflow = f.integer_or_zero("overflow_calls");
     if (!f.error().empty()) {
       problem(number, fmt::format("'end' record: {}; record skipped", f.error()));
       return;
     }
     end_calls_ = calls;
+    end_summarised_ = summarised;
+    end_overflow_ = overflow;
+  }
+
+  // Reported once per file: one foreign record usually means the whole file was mixed up.
+  void check_run(const std::string& run, std::string_view kind, int number) {
+    if (!header_ || run == header_->run || reported_foreign_run_) return;
+    reported_foreign_run_ = true;
+    problem(number, fmt::format("{} of run '{}' in a file of run '{}'", kind, run, header_->run));
   }
 
   void finish(RunLog& out) {
@@ -294,9 +417,17 @@ class RankFileReader {
       problem(0, fmt::format("the 'end' record counts {} calls but {} call records were read",
                              *end_calls_, call_records_));
     }
+    if (end_calls_ && end_summarised_ != summary_calls_) {
+      problem(0, fmt::format("the 'end' record counts {} summarised calls but the summary records "
+                             "read hold {}",
+                             end_summarised_, summary_calls_));
+    }
     if (header_) {
       header_->end_calls = end_calls_;
       header_->call_records = call_records_;
+      header_->summarised_calls = end_summarised_;
+      header_->overflow_calls = end_overflow_;
+      header_->modules = std::move(modules_);
       out.ranks.push_back(std::move(*header_));
     } else {
       problem(0, "no valid 'run' record (every rank file starts with one); host and model of this "
@@ -324,7 +455,11 @@ class RankFileReader {
   std::string name_;
   std::optional<RunHeader> header_;
   std::optional<std::int64_t> end_calls_;
+  std::int64_t end_summarised_ = 0;
+  std::int64_t end_overflow_ = 0;
   std::int64_t call_records_ = 0;
+  std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
+  std::vector<Module> modules_;
   std::map<std::string, int> unknown_types_;
   bool reported_foreign_run_ = false;
   int problem_count_ = 0;

@@ -1,16 +1,22 @@
 #include "tools/report.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 #include <tuple>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "selector/collective.hpp"
+#include "tools/call_sites.hpp"
 #include "tools/duration_format.hpp"
+#include "tools/native_choice.hpp"
 #include "tools/size_parse.hpp"
 #include "tools/text_table.hpp"
 
@@ -18,12 +24,16 @@ namespace collsel::report {
 namespace {
 
 using logs::CallRecord;
+using logs::SummaryRecord;
 // Ordered: keys come out in the documented order, which people reading the JSON appreciate.
 using json = nlohmann::ordered_json;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Enough examples to find the calls in the log; the count says how many there are in all.
 constexpr std::size_t kDisagreementExamples = 5;
+// Ranks named in the trace-cap and overflow warnings; the count says how many there are in all.
+constexpr std::size_t kRankExamples = 3;
+constexpr std::string_view kNative = "native";
 
 // ---- merging one call's records --------------------------------------------------------------
 
@@ -69,9 +79,12 @@ MergedCall merge_one(const std::vector<const CallRecord*>& records) {
 
 using RowKey = std::tuple<std::string, std::string, std::uint64_t, int>;
 
+// The merged trace calls of one row or key.
 struct RowSums {
   int calls = 0;
   int incomplete = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t missing_ranks = 0;  // rank observations absent from incomplete calls
   std::set<std::uint64_t> segments;
   std::set<std::string> rungs;
   double actual_sum = 0.0;
@@ -84,7 +97,11 @@ struct RowSums {
 
   void add(const MergedCall& c) {
     ++calls;
-    if (c.ranks_present < c.comm_size) ++incomplete;
+    bytes += c.bytes;
+    if (c.ranks_present < c.comm_size) {
+      ++incomplete;
+      missing_ranks += c.comm_size - c.ranks_present;
+    }
     segments.insert(c.segment_bytes);
     rungs.insert(c.rung);
     actual_sum += c.actual_s;
@@ -118,6 +135,345 @@ Row make_row(const RowKey& key, const RowSums& s) {
   return row;
 }
 
+// ---- keys of the run-level sections: trace calls and summary records together ---------------
+
+// (coll, algorithm, bucket, comm_size): the order of the errors section.
+using StatsKey = std::tuple<std::string, std::string, Bucket, int>;
+
+// One rank's summary records of one key, added over call sites.
+struct RankSums {
+  std::int64_t calls = 0;
+  std::uint64_t bytes = 0;
+  double actual_s = 0.0;
+  std::int64_t predicted_calls = 0;
+  double predicted_s = 0.0;
+
+  void add(const SummaryRecord& s) {
+    *this += {s.calls, s.bytes_sum, s.actual_sum_s, s.predicted_calls, s.predicted_sum_s};
+  }
+  RankSums& operator+=(const RankSums& o) {
+    calls += o.calls;
+    bytes += o.bytes;
+    actual_s += o.actual_s;
+    predicted_calls += o.predicted_calls;
+    predicted_s += o.predicted_s;
+    return *this;
+  }
+};
+
+// Per-rank sums of one key, by world rank.
+struct SummarySums {
+  std::map<int, RankSums> ranks;
+
+  // Every rank's sums added: its counts are rank observations, P per call.
+  [[nodiscard]] RankSums pooled() const {
+    RankSums all;
+    for (const auto& [rank, r] : ranks) all += r;
+    return all;
+  }
+  // The slowest rank's mean time per call: the summary's stand-in for "the slowest rank's time".
+  [[nodiscard]] double slowest_mean_s() const {
+    double slowest = 0.0;
+    for (const auto& [rank, r] : ranks) slowest = std::max(slowest, r.actual_s / r.calls);
+    return slowest;
+  }
+};
+
+// Every call of a P-rank communicator is counted by its P ranks. At least one call when anything
+// is left, so that no observed time disappears in the rounding of an incomplete key.
+std::int64_t calls_from_observations(std::int64_t observations, int comm_size) {
+  if (observations <= 0 || comm_size <= 0) return 0;
+  return std::max<std::int64_t>(
+      1, std::llround(static_cast<double>(observations) / static_cast<double>(comm_size)));
+}
+
+// The calls of one key, traced and summarised, counted once (report.hpp).
+struct KeyStats {
+  int comm_size = 0;
+  RowSums trace;
+  SummarySums summary;
+
+  // Summary calls not already counted by a trace call: ranks that reached their trace cap before
+  // the others hold, in their summaries, the observations the incomplete trace calls lack.
+  [[nodiscard]] std::int64_t summary_calls() const {
+    return calls_from_observations(summary.pooled().calls - trace.missing_ranks, comm_size);
+  }
+  [[nodiscard]] std::int64_t calls() const { return trace.calls + summary_calls(); }
+  [[nodiscard]] double time_s() const {
+    return trace.actual_sum + static_cast<double>(summary_calls()) * summary.slowest_mean_s();
+  }
+  [[nodiscard]] std::uint64_t bytes() const {
+    const RankSums all = summary.pooled();
+    if (all.calls == 0) return trace.bytes;
+    const double mean_bytes = static_cast<double>(all.bytes) / static_cast<double>(all.calls);
+    return trace.bytes + static_cast<std::uint64_t>(
+                             std::llround(static_cast<double>(summary_calls()) * mean_bytes));
+  }
+};
+
+// Everything the run-level sections are computed from.
+struct RunStats {
+  std::map<StatsKey, KeyStats> keys;
+  // Overflow entries, by collective then world rank: calls of unknown algorithm and size.
+  std::map<std::string, std::map<int, RankSums>> overflow;
+};
+
+RunStats collect_stats(const std::vector<MergedCall>& calls,
+                       const std::vector<SummaryRecord>& summaries) {
+  RunStats stats;
+  const auto key_stats = [&stats](StatsKey key) -> KeyStats& {
+    KeyStats& k = stats.keys[key];
+    k.comm_size = std::get<3>(key);
+    return k;
+  };
+  for (const MergedCall& c : calls) {
+    key_stats({c.coll, c.algorithm, bucket_of(c.bytes), c.comm_size}).trace.add(c);
+  }
+  for (const SummaryRecord& s : summaries) {
+    if (s.overflow) {
+      stats.overflow[s.coll][s.world_rank].add(s);
+      continue;
+    }
+    key_stats({s.coll, s.algorithm, Bucket{s.bytes_lo, s.bytes_hi}, s.comm_size})
+        .summary.ranks[s.world_rank]
+        .add(s);
+  }
+  return stats;
+}
+
+// ---- totals ----------------------------------------------------------------------------------
+
+std::vector<Total> make_totals(const RunStats& stats, double& total_time_s) {
+  std::map<std::pair<std::string, std::string>, Total> by_algorithm;
+  for (const auto& [key, k] : stats.keys) {
+    Total& t = by_algorithm[{std::get<0>(key), std::get<1>(key)}];
+    t.calls += k.calls();
+    t.time_s += k.time_s();
+    t.bytes += k.bytes();
+  }
+  // Without a comm size, overflow calls cannot be matched over ranks: the busiest rank stands for
+  // the run (report.hpp).
+  for (const auto& [coll, ranks] : stats.overflow) {
+    Total& t = by_algorithm[{coll, "*"}];
+    for (const auto& [rank, r] : ranks) {
+      t.calls = std::max(t.calls, r.calls);
+      t.time_s = std::max(t.time_s, r.actual_s);
+      t.bytes = std::max(t.bytes, r.bytes);
+    }
+  }
+  std::vector<Total> totals;
+  total_time_s = 0.0;
+  for (auto& [key, t] : by_algorithm) {
+    std::tie(t.coll, t.algorithm) = key;
+    total_time_s += t.time_s;
+    totals.push_back(std::move(t));
+  }
+  for (Total& t : totals) t.share = total_time_s > 0.0 ? t.time_s / total_time_s : 0.0;
+  std::stable_sort(totals.begin(), totals.end(),
+                   [](const Total& a, const Total& b) { return a.time_s > b.time_s; });
+  return totals;
+}
+
+// ---- errors ----------------------------------------------------------------------------------
+
+ErrorRow error_row_base(const StatsKey& key, std::string source) {
+  ErrorRow e;
+  std::tie(e.coll, e.algorithm, e.bucket, e.comm_size) = key;
+  e.source = std::move(source);
+  return e;
+}
+
+ErrorRow trace_error_row(const StatsKey& key, const RowSums& sums) {
+  const Row row = make_row({std::get<0>(key), std::get<1>(key), 0, std::get<3>(key)}, sums);
+  ErrorRow e = error_row_base(key, "trace");
+  e.calls = row.calls;
+  e.predicted_calls = row.predicted_calls;
+  e.mean_actual_s = row.mean_actual_s;
+  e.mean_predicted_s = row.mean_predicted_s;
+  e.mean_rel_error = row.mean_rel_error;
+  e.mean_abs_rel_error = row.mean_abs_rel_error;
+  return e;
+}
+
+ErrorRow summary_error_row(const StatsKey& key, const SummarySums& sums) {
+  ErrorRow e = error_row_base(key, "summary");
+  const int comm_size = std::get<3>(key);
+  const RankSums all = sums.pooled();
+  e.calls = calls_from_observations(all.calls, comm_size);
+  e.predicted_calls = calls_from_observations(all.predicted_calls, comm_size);
+  e.mean_actual_s = sums.slowest_mean_s();
+  // All ranks compute the same prediction, so the pooled mean is their common one.
+  e.mean_predicted_s = all.predicted_calls > 0
+                           ? all.predicted_s / static_cast<double>(all.predicted_calls)
+                           : kNaN;
+  const bool comparable = e.predicted_calls > 0 && e.mean_actual_s > 0.0;
+  e.mean_rel_error =
+      comparable ? (e.mean_predicted_s - e.mean_actual_s) / e.mean_actual_s : kNaN;
+  e.mean_abs_rel_error = std::fabs(e.mean_rel_error);
+  return e;
+}
+
+std::vector<ErrorRow> make_errors(const RunStats& stats) {
+  std::vector<ErrorRow> errors;
+  for (const auto& [key, k] : stats.keys) {  // map order: coll, algorithm, bucket, comm_size
+    if (k.trace.calls > 0) errors.push_back(trace_error_row(key, k.trace));
+    if (!k.summary.ranks.empty()) errors.push_back(summary_error_row(key, k.summary));
+  }
+  return errors;
+}
+
+// ---- savings ---------------------------------------------------------------------------------
+
+using SavingKey = std::tuple<std::string, int, Bucket>;
+
+// Calls and their total time (each call's time its slowest rank's).
+struct CallSums {
+  std::int64_t calls = 0;
+  double time_s = 0.0;
+};
+
+// What collsel ran for one (coll, comm_size, bucket).
+struct ServedSums {
+  std::int64_t calls = 0;
+  double time_s = 0.0;
+  std::uint64_t bytes = 0;
+  std::map<std::string, CallSums> by_algorithm;
+};
+
+// Native calls per (coll, comm_size, bucket) of one run.
+std::map<SavingKey, CallSums> native_sums(const RunStats& stats) {
+  std::map<SavingKey, CallSums> out;
+  for (const auto& [key, k] : stats.keys) {
+    if (std::get<1>(key) != kNative) continue;
+    CallSums& n = out[{std::get<0>(key), std::get<3>(key), std::get<2>(key)}];
+    n.calls += k.calls();
+    n.time_s += k.time_s();
+  }
+  return out;
+}
+
+std::string measured_note(std::int64_t here, std::int64_t baseline) {
+  if (baseline == 0) return fmt::format("mean of {} native call(s) of this run", here);
+  if (here == 0) return fmt::format("mean of {} native call(s) of the baseline run", baseline);
+  return fmt::format("mean of {} native call(s) of this run and {} of the baseline run", here,
+                     baseline);
+}
+
+// The model prices MPICH's stand-in and what ran, under the same model at the calls' mean size;
+// the native estimate is the measured time scaled by their ratio (report.hpp: a raw prediction
+// against a measurement would count the model's own error as time saved or lost).
+void price_with_model(const SavingKey& key, const ServedSums& served,
+                      const native::NativeEstimator& estimator, SavingRow& row) {
+  const auto known = collective_from_name(std::get<0>(key));
+  if (!known || row.comm_size < 1) {  // a log of a newer collsel, or a damaged one
+    row.native_note = fmt::format("the model cannot price {} on {} rank(s)", row.coll,
+                                  row.comm_size);
+    return;
+  }
+  const Collective coll = *known;
+  const auto mean_bytes = static_cast<std::uint64_t>(
+      std::llround(static_cast<double>(served.bytes) / static_cast<double>(served.calls)));
+  const native::NativeEstimate estimate = estimator.estimate(coll, row.comm_size, mean_bytes);
+  row.native_note = estimate.note;
+  if (!estimate.predicted_s) return;
+  double native_s = 0.0;
+  for (const auto& [algorithm, sums] : served.by_algorithm) {
+    const native::NativePrice ran = estimator.price(coll, row.comm_size, mean_bytes, algorithm);
+    if (!ran.predicted_s || !(*ran.predicted_s > 0.0)) {
+      row.native_note += fmt::format(
+          "; no estimate: {}", ran.predicted_s ? fmt::format("the model predicts no time for {} "
+                                                             "at this size, nothing to scale",
+                                                             algorithm)
+                                               : ran.why_not);
+      return;
+    }
+    native_s += sums.time_s * (*estimate.predicted_s / *ran.predicted_s);
+  }
+  row.native_basis = "model:" + estimate.algorithm;
+  row.native_s = native_s;
+  row.native_note += fmt::format("; the model predicts {} per call for it",
+                                 tools::format_duration(*estimate.predicted_s));
+  if (served.time_s > 0.0) {
+    row.native_note += fmt::format(", x{:.3g} the measured time", native_s / served.time_s);
+  }
+}
+
+SavingRow saving_row(const SavingKey& key, const ServedSums& served, const CallSums& here,
+                     const CallSums& baseline, const native::NativeEstimator* estimator) {
+  SavingRow row;
+  std::tie(row.coll, row.comm_size, row.bucket) = key;
+  row.algorithm = std::max_element(served.by_algorithm.begin(), served.by_algorithm.end(),
+                                   [](const auto& a, const auto& b) {
+                                     return a.second.calls < b.second.calls;
+                                   })
+                      ->first;
+  row.calls = served.calls;
+  row.actual_s = served.time_s;
+  row.native_s = kNaN;
+  const std::int64_t native_calls = here.calls + baseline.calls;
+  if (native_calls > 0) {
+    row.native_basis = "measured";
+    row.native_calls = native_calls;
+    row.native_s = (here.time_s + baseline.time_s) / static_cast<double>(native_calls) *
+                   static_cast<double>(served.calls);
+    row.native_note = measured_note(here.calls, baseline.calls);
+  } else if (estimator != nullptr) {
+    price_with_model(key, served, *estimator, row);
+  } else {
+    row.native_note = "no native call measured and no model given";
+  }
+  if (served.by_algorithm.size() > 1) {
+    row.native_note += fmt::format("; {} algorithms ran, {} the most", served.by_algorithm.size(),
+                                   row.algorithm);
+  }
+  row.saved_s = row.native_s - row.actual_s;  // NaN stays NaN: no estimate
+  return row;
+}
+
+std::vector<SavingRow> make_savings(const RunStats& stats, const RunStats* baseline,
+                                    const native::NativeEstimator* estimator,
+                                    double& saved_total) {
+  std::map<SavingKey, ServedSums> served;
+  for (const auto& [key, k] : stats.keys) {
+    if (std::get<1>(key) == kNative) continue;
+    const std::int64_t calls = k.calls();
+    if (calls == 0) continue;
+    ServedSums& s = served[{std::get<0>(key), std::get<3>(key), std::get<2>(key)}];
+    s.calls += calls;
+    s.time_s += k.time_s();
+    s.bytes += k.bytes();
+    CallSums& by = s.by_algorithm[std::get<1>(key)];
+    by.calls += calls;
+    by.time_s += k.time_s();
+  }
+  const auto here = native_sums(stats);
+  const auto there = baseline != nullptr ? native_sums(*baseline) : decltype(here){};
+  const auto sums_of = [](const std::map<SavingKey, CallSums>& m, const SavingKey& key) {
+    const auto it = m.find(key);
+    return it == m.end() ? CallSums{} : it->second;
+  };
+  std::vector<SavingRow> rows;
+  saved_total = 0.0;
+  for (const auto& [key, s] : served) {  // map order: coll, comm_size, bucket
+    rows.push_back(saving_row(key, s, sums_of(here, key), sums_of(there, key), estimator));
+    if (!std::isnan(rows.back().saved_s)) saved_total += rows.back().saved_s;
+  }
+  return rows;
+}
+
+// ---- call sites ------------------------------------------------------------------------------
+
+void add_call_sites(const logs::RunLog& log, const Options& options, Report& r) {
+  // Without a symbolizer, one that knows no module: every frame is listed by its address.
+  tools::Symbolizer addresses_only({});
+  tools::Symbolizer& symbolizer =
+      options.symbolizer != nullptr ? *options.symbolizer : addresses_only;
+  r.call_sites = tools::call_site_rows(log, symbolizer);
+  for (const std::string& p : symbolizer.problems()) r.warnings.push_back(p);
+  r.call_sites_total = r.call_sites.size();
+  if (r.call_sites.size() > options.top_call_sites) r.call_sites.resize(options.top_call_sites);
+}
+
 // ---- run-level facts -------------------------------------------------------------------------
 
 template <typename Getter>
@@ -136,8 +492,56 @@ void fill_run_facts(const logs::RunLog& log, Report& r) {
   r.models = distinct(log.ranks, [](const auto& h) { return h.model; });
   r.configs = distinct(log.ranks, [](const auto& h) { return h.config; });
   r.collsel_versions = distinct(log.ranks, [](const auto& h) { return h.collsel_version; });
+  r.levels = distinct(log.ranks, [](const auto& h) { return h.level; });
+  for (const auto& h : log.ranks) {
+    r.summarised_calls += h.summarised_calls;
+    r.overflow_calls += h.overflow_calls;
+  }
   r.records = log.calls.size();
   r.problems = log.problems;
+}
+
+// "rank 0 logged 100000 calls then summarised 2500 more; rank 1 ..." for the first few ranks.
+template <typename Describe>
+std::string rank_examples(const std::vector<const logs::RunHeader*>& ranks, Describe describe) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < ranks.size() && i < kRankExamples; ++i) {
+    parts.push_back(describe(*ranks[i]));
+  }
+  if (ranks.size() > kRankExamples) {
+    parts.push_back(fmt::format("and {} more rank(s)", ranks.size() - kRankExamples));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// The log kept less than every call's own record: say where and what the report did instead.
+void add_summary_warnings(const logs::RunLog& log, Report& r) {
+  std::vector<const logs::RunHeader*> capped;
+  std::vector<const logs::RunHeader*> overflowed;
+  for (const auto& h : log.ranks) {
+    if (h.level != "summary" && h.summarised_calls > 0) capped.push_back(&h);
+    if (h.overflow_calls > 0) overflowed.push_back(&h);
+  }
+  if (!capped.empty()) {
+    r.warnings.push_back(fmt::format(
+        "the trace cap was reached: {} (trace cap [log] max_records). The calls past the cap are "
+        "in the totals, errors and savings from their summary records (per-rank times), not in "
+        "the per-size rows; raise max_records to trace them",
+        rank_examples(capped, [](const logs::RunHeader& h) {
+          return fmt::format("rank {} logged {} calls then summarised {} more", h.world_rank,
+                             h.call_records, h.summarised_calls);
+        })));
+  }
+  if (!overflowed.empty()) {
+    r.warnings.push_back(fmt::format(
+        "the summary table was full: {}. Those calls lost their algorithm, size and call site: "
+        "they are in the totals as algorithm '*' (the busiest rank's count and time) and in no "
+        "other section; raise [log] summary_entries",
+        rank_examples(overflowed, [](const logs::RunHeader& h) {
+          return fmt::format("rank {} counted {} calls in overflow entries", h.world_rank,
+                             h.overflow_calls);
+        })));
+  }
 }
 
 void count_anomalies(const std::vector<MergedCall>& calls, Report& r) {
@@ -202,14 +606,37 @@ std::string segment_cell(const std::vector<std::uint64_t>& segments) {
                      tools::format_size(segments.back()));
 }
 
+// "0 B", "1 B", "[1 KiB, 2 KiB)": a power-of-two bucket reads best half-open.
+std::string bucket_cell(const Bucket& b) {
+  if (b.lo == b.hi) return tools::format_size(b.lo);
+  if (b.hi == std::numeric_limits<std::uint64_t>::max()) {
+    return fmt::format("[{}, 16 EiB)", tools::format_size(b.lo));
+  }
+  return fmt::format("[{}, {})", tools::format_size(b.lo), tools::format_size(b.hi + 1));
+}
+
+// "587 KiB": a total of many calls' bytes is read for its magnitude, unlike a call's exact size.
+std::string approximate_size(std::uint64_t bytes) {
+  constexpr std::array<std::string_view, 4> kUnits{"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  for (value /= 1024.0; value >= 1024.0 && unit + 1 < kUnits.size(); value /= 1024.0) ++unit;
+  return fmt::format("{:.3g} {}", value, kUnits[unit]);
+}
+
+// Savings carry their sign: "+1.20 ms" saved, "-300 us" lost.
+std::string signed_duration(double seconds) {
+  const std::string text = tools::format_duration(seconds);
+  return seconds > 0.0 ? "+" + text : text;
+}
+
 std::string list_or_none(const std::vector<std::string>& values) {
   return values.empty() ? std::string("(unknown)") : fmt::format("{}", fmt::join(values, ", "));
 }
 
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
-
-// CSV cell for a double: empty when NaN; shortest text that reads back to the same value.
-std::string csv_number(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 // RFC 4180: quote a cell only when it holds a separator, a quote or a line break.
 std::string csv_cell(const std::string& s) {
@@ -222,50 +649,36 @@ std::string csv_cell(const std::string& s) {
   return out + "\"";
 }
 
-std::string text_header(const Report& r) {
-  std::string out = fmt::format("collsel report: run {}\n", r.run_id);
-  out += fmt::format("  directory: {}\n", r.dir);
-  out += fmt::format("  ranks:     {} ({} rank files) on {} host(s): {}\n", r.world_size,
-                     r.rank_files, r.hosts.size(), list_or_none(r.hosts));
-  out += fmt::format("  model:     {}\n", list_or_none(r.models));
-  out += fmt::format("  config:    {}\n", list_or_none(r.configs));
-  out += fmt::format("  collsel:   {}\n", list_or_none(r.collsel_versions));
-  out += fmt::format("  calls:     {} collective calls ({} call records over all ranks)\n",
-                     r.calls, r.records);
+// One CSV cell from the JSON value of the same column, so the two formats cannot drift apart:
+// null is an empty cell, a list is its items joined with ';', a number its shortest exact text.
+std::string csv_value(const json& v) {
+  if (v.is_null()) return {};
+  if (v.is_string()) return csv_cell(v.get<std::string>());
+  if (v.is_array()) {
+    std::vector<std::string> items;
+    for (const json& item : v) {
+      items.push_back(item.is_string() ? item.get<std::string>() : item.dump());
+    }
+    return csv_cell(fmt::format("{}", fmt::join(items, ";")));
+  }
+  return v.dump();
+}
+
+// The CSV of one section: the keys of `header_row` (a row of the section, for its keys only), then
+// one line per row.
+std::string csv_table(const json& header_row, const json& rows) {
+  std::vector<std::string> names;
+  for (const auto& item : header_row.items()) names.push_back(item.key());
+  std::string out = fmt::format("{}\n", fmt::join(names, ","));
+  for (const json& row : rows) {
+    std::vector<std::string> cells;
+    for (const auto& item : row.items()) cells.push_back(csv_value(item.value()));
+    out += fmt::format("{}\n", fmt::join(cells, ","));
+  }
   return out;
 }
 
-std::string text_table(const Report& r) {
-  using A = tools::TextTable::Align;
-  tools::TextTable table(
-      {"coll", "algorithm", "bytes", "P", "calls", "segment", "rung", "actual", "predicted",
-       "E_rel", "|E_rel|"},
-      {A::left, A::left, A::right, A::right, A::right, A::right, A::left, A::right, A::right,
-       A::right, A::right});
-  for (const Row& row : r.rows) {
-    table.add_row({row.coll, row.algorithm, tools::format_size(row.bytes),
-                   std::to_string(row.comm_size), std::to_string(row.calls),
-                   segment_cell(row.segment_bytes), fmt::format("{}", fmt::join(row.rungs, ",")),
-                   tools::format_duration(row.mean_actual_s),
-                   tools::format_duration(row.mean_predicted_s),
-                   tools::format_signed_percent(row.mean_rel_error),
-                   tools::format_percent(row.mean_abs_rel_error)});
-  }
-  return table.render("  ");
-}
-
-std::string text_footer(const Report& r) {
-  std::string out =
-      "  actual: mean over calls of the slowest rank's time; predicted: mean model prediction;\n"
-      "  E_rel = (predicted - actual) / actual, mean over calls (negative: model optimistic);\n"
-      "  |E_rel|: mean of |E_rel|. '-': no prediction (native, or no model).\n";
-  if (!r.problems.empty()) {
-    out += fmt::format("\nproblems reading the logs ({}):\n", r.problems.size());
-    for (const auto& p : r.problems) out += fmt::format("  {}\n", p);
-  }
-  for (const auto& w : r.warnings) out += fmt::format("\nWARNING: {}\n", w);
-  return out;
-}
+// ---- one JSON object per row of each section (CSV columns are the same keys) -----------------
 
 json row_json(const Row& row) {
   return {{"coll", row.coll},
@@ -285,8 +698,224 @@ json row_json(const Row& row) {
           {"mean_abs_rel_error", number_or_null(row.mean_abs_rel_error)}};
 }
 
-std::string join_semicolon(const std::vector<std::uint64_t>& values) {
-  return fmt::format("{}", fmt::join(values, ";"));
+json total_json(const Total& t) {
+  return {{"coll", t.coll},         {"algorithm", t.algorithm}, {"calls", t.calls},
+          {"time_s", t.time_s},     {"share", t.share},         {"bytes", t.bytes}};
+}
+
+json frame_json(const tools::Frame& f) {
+  return {{"pc", f.pc},          {"function", f.function}, {"file", f.file},
+          {"line", f.line},      {"object", f.object},     {"offset", f.offset}};
+}
+
+// In CSV a site's frames are one cell: their texts, innermost first, joined with ';'.
+enum class Target { json, csv };
+
+json call_site_json(const CallSiteRow& c, Target target) {
+  json frames = json::array();
+  for (const tools::Frame& f : c.frames) {
+    frames.push_back(target == Target::csv ? json(f.text()) : frame_json(f));
+  }
+  return {{"site", c.site},     {"frames", frames},   {"coll", c.coll},
+          {"calls", c.calls},   {"time_s", c.time_s}, {"mean_s", c.mean_s},
+          {"min_s", c.min_s},   {"max_s", c.max_s},   {"algorithms", c.algorithms},
+          {"ranks", c.ranks}};
+}
+
+json call_site_to_json(const CallSiteRow& c) { return call_site_json(c, Target::json); }
+json call_site_to_csv(const CallSiteRow& c) { return call_site_json(c, Target::csv); }
+
+json error_json(const ErrorRow& e) {
+  return {{"coll", e.coll},
+          {"algorithm", e.algorithm},
+          {"bytes_lo", e.bucket.lo},
+          {"bytes_hi", e.bucket.hi},
+          {"comm_size", e.comm_size},
+          {"calls", e.calls},
+          {"predicted_calls", e.predicted_calls},
+          {"mean_actual_s", e.mean_actual_s},
+          {"mean_predicted_s", number_or_null(e.mean_predicted_s)},
+          {"mean_rel_error", number_or_null(e.mean_rel_error)},
+          {"mean_abs_rel_error", number_or_null(e.mean_abs_rel_error)},
+          {"source", e.source}};
+}
+
+json saving_json(const SavingRow& s) {
+  return {{"coll", s.coll},
+          {"comm_size", s.comm_size},
+          {"bytes_lo", s.bucket.lo},
+          {"bytes_hi", s.bucket.hi},
+          {"algorithm", s.algorithm},
+          {"calls", s.calls},
+          {"actual_s", s.actual_s},
+          {"native_s", number_or_null(s.native_s)},
+          {"saved_s", number_or_null(s.saved_s)},
+          {"native_calls", s.native_calls},
+          {"native_basis", text_or_null(s.native_basis)},
+          {"native_note", s.native_note}};
+}
+
+template <typename T, typename ToJson>
+json rows_json(const std::vector<T>& rows, ToJson to_json) {
+  json out = json::array();
+  for (const T& row : rows) out.push_back(to_json(row));
+  return out;
+}
+
+// ---- text ------------------------------------------------------------------------------------
+
+using A = tools::TextTable::Align;
+
+std::string text_header(const Report& r) {
+  std::string out = fmt::format("collsel report: run {}\n", r.run_id);
+  out += fmt::format("  directory: {}\n", r.dir);
+  out += fmt::format("  ranks:     {} ({} rank files) on {} host(s): {}\n", r.world_size,
+                     r.rank_files, r.hosts.size(), list_or_none(r.hosts));
+  out += fmt::format("  model:     {}\n", list_or_none(r.models));
+  out += fmt::format("  config:    {}\n", list_or_none(r.configs));
+  out += fmt::format("  collsel:   {}\n", list_or_none(r.collsel_versions));
+  out += fmt::format("  level:     {}", list_or_none(r.levels));
+  if (r.summarised_calls > 0) {
+    out += fmt::format(" ({} per-rank calls in summary records, {} of them in overflow entries)",
+                       r.summarised_calls, r.overflow_calls);
+  }
+  out += '\n';
+  out += fmt::format("  calls:     {} traced collective calls ({} call records over all ranks)\n",
+                     r.calls, r.records);
+  out += fmt::format("  baseline:  {}\n",
+                     r.baseline.empty() ? std::string("none (--baseline: a run with the native "
+                                                      "collectives, measured)")
+                                        : r.baseline);
+  out += fmt::format("  estimates: {}\n", r.estimate_model.empty()
+                                                ? std::string("none (no model given)")
+                                                : r.estimate_model);
+  return out;
+}
+
+std::string text_totals(const Report& r) {
+  tools::TextTable table({"coll", "algorithm", "calls", "time", "share", "mean", "bytes"},
+                         {A::left, A::left, A::right, A::right, A::right, A::right, A::right});
+  std::int64_t calls = 0;
+  for (const Total& t : r.totals) {
+    calls += t.calls;
+    table.add_row({t.coll, t.algorithm, std::to_string(t.calls), tools::format_duration(t.time_s),
+                   tools::format_percent(t.share),
+                   tools::format_duration(t.calls > 0 ? t.time_s / static_cast<double>(t.calls)
+                                                      : kNaN),
+                   approximate_size(t.bytes)});
+  }
+  table.add_row({"all", "", std::to_string(calls), tools::format_duration(r.total_time_s)});
+  return "time per collective and algorithm (a call's time is its slowest rank's):\n" +
+         table.render("  ");
+}
+
+std::string text_call_sites(const Report& r) {
+  tools::TextTable table({"#", "site", "coll", "calls", "time", "mean", "min", "max", "ranks",
+                          "algorithms"},
+                         {A::right, A::left, A::left, A::right, A::right, A::right, A::right,
+                          A::right, A::right, A::left});
+  for (std::size_t i = 0; i < r.call_sites.size(); ++i) {
+    const CallSiteRow& c = r.call_sites[i];
+    table.add_row({std::to_string(i + 1), c.site, c.coll, std::to_string(c.calls),
+                   tools::format_duration(c.time_s), tools::format_duration(c.mean_s),
+                   tools::format_duration(c.min_s), tools::format_duration(c.max_s),
+                   std::to_string(c.ranks), fmt::format("{}", fmt::join(c.algorithms, ","))});
+    // The callers, one line each, so a site called from several places reads as its stack.
+    for (std::size_t f = 1; f < c.frames.size(); ++f) {
+      table.add_row({"", "  <- " + c.frames[f].text()});
+    }
+  }
+  std::string out =
+      "top call sites (time summed over the ranks that called from there: rank-seconds; mean,\n"
+      "min, max per call and rank):\n" + table.render("  ");
+  if (r.call_sites_total > r.call_sites.size()) {
+    out += fmt::format("  ({} more call sites: --top N shows more)\n",
+                       r.call_sites_total - r.call_sites.size());
+  }
+  return out;
+}
+
+std::string text_errors(const Report& r) {
+  tools::TextTable table({"coll", "algorithm", "size", "P", "calls", "actual", "predicted",
+                          "E_rel", "|E_rel|", "source"},
+                         {A::left, A::left, A::right, A::right, A::right, A::right, A::right,
+                          A::right, A::right, A::left});
+  for (const ErrorRow& e : r.errors) {
+    table.add_row({e.coll, e.algorithm, bucket_cell(e.bucket), std::to_string(e.comm_size),
+                   std::to_string(e.calls), tools::format_duration(e.mean_actual_s),
+                   tools::format_duration(e.mean_predicted_s),
+                   tools::format_signed_percent(e.mean_rel_error),
+                   tools::format_percent(e.mean_abs_rel_error), e.source});
+  }
+  return "predicted vs actual, per algorithm and size (trace: mean over calls; summary: error of\n"
+         "the means, the slowest rank's mean time per call):\n" + table.render("  ");
+}
+
+std::string text_savings(const Report& r) {
+  tools::TextTable table({"coll", "P", "size", "algorithm", "calls", "actual", "native", "saved",
+                          "basis", "native calls"},
+                         {A::left, A::right, A::right, A::left, A::right, A::right, A::right,
+                          A::right, A::left, A::right});
+  std::string notes;
+  int estimated = 0;
+  for (const SavingRow& s : r.savings) {
+    if (!std::isnan(s.saved_s)) ++estimated;
+    table.add_row({s.coll, std::to_string(s.comm_size), bucket_cell(s.bucket), s.algorithm,
+                   std::to_string(s.calls), tools::format_duration(s.actual_s),
+                   tools::format_duration(s.native_s), signed_duration(s.saved_s),
+                   s.native_basis.empty() ? std::string("-") : s.native_basis,
+                   s.native_calls > 0 ? std::to_string(s.native_calls) : std::string("-")});
+    // A measured row speaks for itself; an estimate or its absence needs its reason.
+    if (s.native_basis != "measured") {
+      notes += fmt::format("    {} P={} {}: {}\n", s.coll, s.comm_size, bucket_cell(s.bucket),
+                           s.native_note);
+    }
+  }
+  const bool modelled = std::any_of(r.savings.begin(), r.savings.end(), [](const SavingRow& s) {
+    return s.native_basis.starts_with("model:");
+  });
+  return fmt::format(
+      "time saved against the native collective (positive: collsel was faster):\n{}"
+      "  total: {} over {} of {} row(s) with an estimate\n{}{}{}",
+      table.render("  "), signed_duration(r.saved_s_total), estimated, r.savings.size(),
+      notes.empty() ? "" : "  why no measured native time:\n", notes,
+      modelled ? "  model:NAME: the measured time scaled by the model's ratio of NAME (the\n"
+                 "  registered algorithm closest to MPICH 4.0's default choice) to what ran, both\n"
+                 "  priced at the calls' mean size. Not modelled: MPICH's node-aware splitting of\n"
+                 "  communicators spanning several nodes, and in-place Alltoalls (MPICH runs\n"
+                 "  sendrecv_replace). A run with the native collectives (--baseline) measures.\n"
+               : "");
+}
+
+std::string text_rows(const Report& r) {
+  tools::TextTable table(
+      {"coll", "algorithm", "bytes", "P", "calls", "segment", "rung", "actual", "predicted",
+       "E_rel", "|E_rel|"},
+      {A::left, A::left, A::right, A::right, A::right, A::right, A::left, A::right, A::right,
+       A::right, A::right});
+  for (const Row& row : r.rows) {
+    table.add_row({row.coll, row.algorithm, tools::format_size(row.bytes),
+                   std::to_string(row.comm_size), std::to_string(row.calls),
+                   segment_cell(row.segment_bytes), fmt::format("{}", fmt::join(row.rungs, ",")),
+                   tools::format_duration(row.mean_actual_s),
+                   tools::format_duration(row.mean_predicted_s),
+                   tools::format_signed_percent(row.mean_rel_error),
+                   tools::format_percent(row.mean_abs_rel_error)});
+  }
+  return "traced calls by exact size:\n" + table.render("  ") +
+         "  actual: mean over calls of the slowest rank's time; predicted: mean model prediction;\n"
+         "  E_rel = (predicted - actual) / actual, mean over calls (negative: model optimistic);\n"
+         "  |E_rel|: mean of |E_rel|. '-': no prediction (native, or no model).\n";
+}
+
+std::string text_footer(const Report& r) {
+  std::string out;
+  if (!r.problems.empty()) {
+    out += fmt::format("\nproblems reading the logs ({}):\n", r.problems.size());
+    for (const auto& p : r.problems) out += fmt::format("  {}\n", p);
+  }
+  for (const auto& w : r.warnings) out += fmt::format("\nWARNING: {}\n", w);
+  return out;
 }
 
 }  // namespace
@@ -315,74 +944,129 @@ std::vector<Row> aggregate(const std::vector<MergedCall>& calls) {
   return rows;
 }
 
-Report build_report(const logs::RunLog& log) {
+Bucket bucket_of(std::uint64_t bytes) {
+  if (bytes == 0) return {0, 0};
+  const std::uint64_t lo = std::bit_floor(bytes);
+  // The top bucket, [2^63, 2^64 - 1], would overflow 2 lo - 1.
+  return {lo, lo > std::numeric_limits<std::uint64_t>::max() / 2 ? lo | (lo - 1) : 2 * lo - 1};
+}
+
+Report build_report(const logs::RunLog& log, const Options& options) {
   Report r;
   fill_run_facts(log, r);
-  const std::vector<MergedCall> calls = merge_calls(log.calls);
+  std::vector<MergedCall> calls = merge_calls(log.calls);
   r.calls = calls.size();
   r.rows = aggregate(calls);
   count_anomalies(calls, r);
   add_warnings(r);
+  add_summary_warnings(log, r);
+
+  const RunStats stats = collect_stats(calls, log.summaries);
+  r.totals = make_totals(stats, r.total_time_s);
+  r.errors = make_errors(stats);
+  std::optional<RunStats> baseline;
+  if (options.baseline != nullptr) {
+    baseline = collect_stats(merge_calls(options.baseline->calls), options.baseline->summaries);
+    r.baseline = fmt::format("{} ({})", options.baseline->run_id, options.baseline->dir);
+  }
+  if (options.estimator != nullptr) r.estimate_model = options.estimator->source();
+  r.savings = make_savings(stats, baseline ? &*baseline : nullptr, options.estimator,
+                           r.saved_s_total);
+  add_call_sites(log, options, r);
+  r.merged = std::move(calls);
   return r;
+}
+
+std::optional<Section> section_from_name(std::string_view name) {
+  static constexpr std::array<std::pair<std::string_view, Section>, 5> kNames{{
+      {"rows", Section::rows},
+      {"totals", Section::totals},
+      {"call_sites", Section::call_sites},
+      {"errors", Section::errors},
+      {"savings", Section::savings},
+  }};
+  for (const auto& [n, s] : kNames) {
+    if (n == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> section_names() {
+  return {"rows", "totals", "call_sites", "errors", "savings"};
 }
 
 std::string format_text(const Report& r) {
   std::string out = text_header(r);
-  out += '\n';
-  out += r.rows.empty() ? std::string("  (no call records)\n") : text_table(r);
-  out += '\n';
+  if (r.totals.empty()) {
+    out += "\n  (no call or summary records)\n";
+  } else {
+    out += '\n' + text_totals(r);
+    if (!r.call_sites.empty()) out += '\n' + text_call_sites(r);
+    out += '\n' + text_errors(r);
+    if (!r.savings.empty()) out += '\n' + text_savings(r);
+  }
+  if (!r.rows.empty()) out += '\n' + text_rows(r);
   out += text_footer(r);
   return out;
 }
 
-std::string format_csv(const Report& r) {
-  std::string out =
-      "coll,algorithm,bytes,comm_size,calls,incomplete_calls,segment_bytes,rungs,mean_actual_s,"
-      "min_actual_s,max_actual_s,predicted_calls,mean_predicted_s,mean_rel_error,"
-      "mean_abs_rel_error\n";
-  for (const Row& row : r.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(row.coll),
-                       csv_cell(row.algorithm), row.bytes, row.comm_size, row.calls,
-                       row.incomplete_calls, join_semicolon(row.segment_bytes),
-                       csv_cell(fmt::format("{}", fmt::join(row.rungs, ";"))),
-                       csv_number(row.mean_actual_s), csv_number(row.min_actual_s),
-                       csv_number(row.max_actual_s), row.predicted_calls,
-                       csv_number(row.mean_predicted_s), csv_number(row.mean_rel_error),
-                       csv_number(row.mean_abs_rel_error));
+std::string format_csv(const Report& r, Section section) {
+  const auto table = [](const auto& rows, const auto& to_json) {
+    using T = typename std::decay_t<decltype(rows)>::value_type;
+    return csv_table(to_json(T{}), rows_json(rows, to_json));
+  };
+  switch (section) {
+    case Section::totals: return table(r.totals, total_json);
+    case Section::call_sites:
+      return table(r.call_sites, call_site_to_csv);
+    case Section::errors: return table(r.errors, error_json);
+    case Section::savings: return table(r.savings, saving_json);
+    case Section::rows: break;
   }
-  return out;
+  return table(r.rows, row_json);
 }
 
 std::string format_json(const Report& r) {
-  json rows = json::array();
-  for (const Row& row : r.rows) rows.push_back(row_json(row));
   json disagreements = json::array();
   for (const Disagreement& d : r.disagreements) {
     disagreements.push_back({{"comm", d.comm}, {"seq", d.seq}, {"algorithms", d.algorithms}});
   }
-  const json doc = {{"run", r.run_id},
-                    {"dir", r.dir},
-                    {"world_size", r.world_size},
-                    {"rank_files", r.rank_files},
-                    {"hosts", r.hosts},
-                    {"models", r.models},
-                    {"configs", r.configs},
-                    {"collsel_versions", r.collsel_versions},
-                    {"records", r.records},
-                    {"calls", r.calls},
-                    {"rows", rows},
-                    {"disagreeing_calls", r.disagreeing_calls},
-                    {"disagreements", disagreements},
-                    {"shape_mismatch_calls", r.shape_mismatch_calls},
-                    {"incomplete_calls", r.incomplete_calls},
-                    {"problems", r.problems},
-                    {"warnings", r.warnings}};
+  const json doc = {
+      {"run", r.run_id},
+      {"dir", r.dir},
+      {"world_size", r.world_size},
+      {"rank_files", r.rank_files},
+      {"hosts", r.hosts},
+      {"models", r.models},
+      {"configs", r.configs},
+      {"collsel_versions", r.collsel_versions},
+      {"levels", r.levels},
+      {"records", r.records},
+      {"calls", r.calls},
+      {"summarised_calls", r.summarised_calls},
+      {"overflow_calls", r.overflow_calls},
+      {"estimate_model", text_or_null(r.estimate_model)},
+      {"baseline", text_or_null(r.baseline)},
+      {"rows", rows_json(r.rows, row_json)},
+      {"totals", rows_json(r.totals, total_json)},
+      {"total_time_s", r.total_time_s},
+      {"call_sites", rows_json(r.call_sites, call_site_to_json)},
+      {"call_sites_total", r.call_sites_total},
+      {"errors", rows_json(r.errors, error_json)},
+      {"savings", rows_json(r.savings, saving_json)},
+      {"saved_s_total", r.saved_s_total},
+      {"disagreeing_calls", r.disagreeing_calls},
+      {"disagreements", disagreements},
+      {"shape_mismatch_calls", r.shape_mismatch_calls},
+      {"incomplete_calls", r.incomplete_calls},
+      {"problems", r.problems},
+      {"warnings", r.warnings}};
   return doc.dump(2) + "\n";
 }
 
-std::string format(const Report& r, Format f) {
+std::string format(const Report& r, Format f, Section section) {
   switch (f) {
-    case Format::csv: return format_csv(r);
+    case Format::csv: return format_csv(r, section);
     case Format::json: return format_json(r);
     case Format::text: break;
   }

@@ -308,25 +308,100 @@ def case_unwritable_log(args, work):
                        "COLLSEL_LOG_DIR")
 
 
+def collsel_report(args, logdir, *options):
+    """`collsel report LOGDIR --format json OPTIONS`, parsed."""
+    report = subprocess.run([args.collsel, "report", str(logdir), "--format", "json", *options],
+                            capture_output=True, text=True)
+    check(report.returncode == 0, f"collsel report failed ({report.returncode}):\n{report.stderr}")
+    return json.loads(report.stdout)
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def check_report_sections(doc, calls_per_rank, ranks, collectives):
+    """The run-level sections of a report add up: every call in the totals once, every traced call
+    in one error row, every served call in one savings row."""
+    totals = doc["totals"]
+    check(sum(t["calls"] for t in totals) == calls_per_rank,
+          f"totals count {sum(t['calls'] for t in totals)} calls, the program made "
+          f"{calls_per_rank} per rank: {totals}")
+    check({t["coll"] for t in totals} == collectives, f"totals' collectives: {totals}")
+    check(close(sum(t["time_s"] for t in totals), doc["total_time_s"]), "total_time_s")
+    check(close(sum(t["share"] for t in totals), 1.0) or doc["total_time_s"] == 0, "shares")
+    check(all(a["time_s"] >= b["time_s"] for a, b in zip(totals, totals[1:])),
+          "totals are not sorted by time")
+    traced = [e for e in doc["errors"] if e["source"] == "trace"]
+    check(sum(e["calls"] for e in traced) == doc["calls"],
+          f"trace error rows count {sum(e['calls'] for e in traced)} of {doc['calls']} calls")
+    served = sum(t["calls"] for t in totals if t["algorithm"] != "native")
+    check(sum(s["calls"] for s in doc["savings"]) == served,
+          f"savings cover {sum(s['calls'] for s in doc['savings'])} of {served} served calls")
+    estimated = 0.0
+    for s in doc["savings"]:
+        check(s["native_basis"] is None or s["native_basis"] == "measured"
+              or s["native_basis"].startswith("model:" + s["coll"] + "."), f"basis of {s}")
+        if s["saved_s"] is not None:
+            check(close(s["saved_s"], s["native_s"] - s["actual_s"]), f"saved_s of {s}")
+            estimated += s["saved_s"]
+        else:
+            check(s["native_note"], f"no estimate and no reason: {s}")
+    check(close(estimated, doc["saved_s_total"]), "saved_s_total is not the sum of the rows")
+    sites = doc["call_sites"]
+    check(len(sites) <= 10 and doc["call_sites_total"] >= len(sites), "call sites beyond --top")
+    for site in sites:
+        check(1 <= site["ranks"] <= ranks and site["calls"] >= site["ranks"], f"site {site}")
+        check(site["min_s"] <= site["mean_s"] <= site["max_s"], f"site times {site}")
+        check(all({"pc", "function", "file", "line", "object", "offset"} <= set(f)
+                  for f in site["frames"]), f"site frames {site}")
+    if doc["call_sites_total"] == len(sites):
+        check(sum(s["calls"] for s in sites) == calls_per_rank * ranks,
+              "call sites do not hold every rank's calls")
+
+
 def case_report(args, work):
     """`collsel report --format json` on a real run: every call counted once, after merging the
-    ranks, with no disagreement and no missing rank."""
+    ranks, with no disagreement and no missing rank; the run-level sections add up; a baseline
+    run with the native collectives measures every savings row; a trace-capped run still counts
+    every call once."""
     check(args.collsel, "--collsel is required for this case")
     logdir = work / "logs"
     proc = run(args, base_env(logdir), work)
     calls_per_rank = program_verdict(proc)
-    report = subprocess.run([args.collsel, "report", str(logdir), "--format", "json"],
-                            capture_output=True, text=True)
-    check(report.returncode == 0, f"collsel report failed ({report.returncode}):\n{report.stderr}")
-    doc = json.loads(report.stdout)
+    collectives = program_collectives(proc)
+    doc = collsel_report(args, logdir)
     check(doc["world_size"] == args.ranks, f"world_size {doc['world_size']}")
     check(doc["calls"] == calls_per_rank, f"report counts {doc['calls']} calls, program made "
                                           f"{calls_per_rank} per rank")
     check(sum(row["calls"] for row in doc["rows"]) == calls_per_rank, "rows do not add up")
     check(doc["disagreeing_calls"] == 0, "ranks disagreed on an algorithm")
     check(doc["incomplete_calls"] == 0, "some calls lack a rank's record")
-    check({row["coll"] for row in doc["rows"]} == program_collectives(proc),
+    check({row["coll"] for row in doc["rows"]} == collectives,
           "every collective the program called is in the report")
+    check_report_sections(doc, calls_per_rank, args.ranks, collectives)
+
+    baseline = work / "baseline"
+    env = base_env(baseline)
+    env["COLLSEL_DISABLE"] = "all"
+    program_verdict(run(args, env, work))
+    with_baseline = collsel_report(args, logdir, "--baseline", str(baseline))
+    check_report_sections(with_baseline, calls_per_rank, args.ranks, collectives)
+    unmeasured = [s for s in with_baseline["savings"] if s["native_basis"] != "measured"]
+    check(not unmeasured, f"the baseline run measures every shape, yet: {unmeasured}")
+
+    capped = work / "capped"
+    config = work / "capped.toml"
+    config.write_text(f'[log]\ndir = "{capped}"\nmax_records = {calls_per_rank // 3}\n')
+    env = base_env(capped)
+    env["COLLSEL_CONFIG"] = str(config)
+    program_verdict(run(args, env, work))
+    capped_doc = collsel_report(args, capped)
+    check(capped_doc["calls"] == calls_per_rank // 3, f"traced calls {capped_doc['calls']}")
+    check(capped_doc["summarised_calls"] == (calls_per_rank - calls_per_rank // 3) * args.ranks,
+          f"summarised calls {capped_doc['summarised_calls']}")
+    check_report_sections(capped_doc, calls_per_rank, args.ranks, collectives)
+    check(any("trace cap" in w for w in capped_doc["warnings"]), "the trace cap is not warned")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

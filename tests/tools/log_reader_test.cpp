@@ -179,5 +179,122 @@ TEST(LogReader, CountsMissingRankFiles) {
   EXPECT_TRUE(has_problem(log, tmp.path().string(), "1 of 4 rank files")) << all_problems(log);
 }
 
+// ---- the records of the summary level and call sites (fixtures/README.md: capped/) ----------
+
+TEST(LogReader, ReadsTheRecordsOfATraceCappedRun) {
+  const RunLog log = read_run(kFixtures / "capped");
+  EXPECT_TRUE(log.problems.empty()) << all_problems(log);
+  ASSERT_EQ(log.ranks.size(), 2U);
+  const RunHeader& r0 = log.ranks[0];
+  EXPECT_EQ(r0.level, "trace");
+  EXPECT_EQ(r0.stack_depth, 2);
+  EXPECT_EQ(r0.max_records, 2);
+  EXPECT_EQ(r0.call_records, 2);
+  EXPECT_EQ(r0.summarised_calls, 9);
+  EXPECT_EQ(r0.overflow_calls, 0);
+  EXPECT_EQ(log.ranks[1].summarised_calls, 14);
+  EXPECT_EQ(log.ranks[1].overflow_calls, 5);
+
+  ASSERT_EQ(r0.modules.size(), 1U);
+  EXPECT_EQ(r0.modules[0].path, "/nonexistent/collsel-fixture-app");
+  EXPECT_EQ(r0.modules[0].base, 0x400000U);
+  EXPECT_EQ(r0.modules[0].start, 0x401000U);
+  EXPECT_EQ(r0.modules[0].end, 0x402000U);
+  EXPECT_EQ(r0.modules[0].build_id, "");
+  EXPECT_EQ(log.ranks[1].modules.at(0).base, 0x500000U);
+
+  const CallRecord* first = find_call(log, 1, "0.0", 0);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->stack, (std::vector<std::uint64_t>{0x501100, 0x501200}));
+
+  ASSERT_EQ(log.summaries.size(), 7U);  // 3 on rank 0, 4 on rank 1
+  const SummaryRecord& bcast = log.summaries[0];
+  EXPECT_EQ(bcast.world_rank, 0);
+  EXPECT_EQ(bcast.coll, "bcast");
+  EXPECT_EQ(bcast.algorithm, "bcast.binomial");
+  EXPECT_EQ(bcast.comm_size, 2);
+  EXPECT_EQ(bcast.bytes_lo, 1024U);
+  EXPECT_EQ(bcast.bytes_hi, 2047U);
+  EXPECT_EQ(bcast.stack, (std::vector<std::uint64_t>{0x401100, 0x401200}));
+  EXPECT_FALSE(bcast.overflow);
+  EXPECT_EQ(bcast.calls, 3);
+  EXPECT_EQ(bcast.bytes_sum, 3072U);
+  EXPECT_DOUBLE_EQ(bcast.actual_sum_s, 0.006);
+  EXPECT_DOUBLE_EQ(bcast.actual_min_s, 0.001);
+  EXPECT_DOUBLE_EQ(bcast.actual_max_s, 0.003);
+  EXPECT_EQ(bcast.predicted_calls, 3);
+  EXPECT_DOUBLE_EQ(bcast.predicted_sum_s, 0.003);
+  ASSERT_TRUE(bcast.predicted_min_s.has_value());
+
+  const SummaryRecord& native = log.summaries[1];
+  EXPECT_EQ(native.algorithm, "native");
+  EXPECT_EQ(native.predicted_calls, 0);
+  EXPECT_FALSE(native.predicted_min_s.has_value());  // null: no call had a prediction
+
+  const SummaryRecord& overflow = log.summaries.back();
+  EXPECT_TRUE(overflow.overflow);
+  EXPECT_EQ(overflow.world_rank, 1);
+  EXPECT_EQ(overflow.algorithm, "*");
+  EXPECT_EQ(overflow.comm_size, 0);
+  EXPECT_TRUE(overflow.stack.empty());
+}
+
+TEST(LogReader, LogsWrittenBeforeTheNewFieldsReadWithDefaults) {
+  const RunLog log = read_run(kLogDir / kOldRun);
+  ASSERT_FALSE(log.ranks.empty());
+  for (const RunHeader& h : log.ranks) {
+    EXPECT_EQ(h.level, "trace");
+    EXPECT_EQ(h.stack_depth, 0);
+    EXPECT_EQ(h.max_records, 0);
+    EXPECT_EQ(h.summarised_calls, 0);
+    EXPECT_EQ(h.overflow_calls, 0);
+    EXPECT_TRUE(h.modules.empty());
+  }
+  for (const CallRecord& c : log.calls) EXPECT_TRUE(c.stack.empty());
+  EXPECT_TRUE(log.summaries.empty());
+  EXPECT_TRUE(log.problems.empty()) << all_problems(log);
+}
+
+// A one-rank run file: the run record, `body`, then an end record with these counts.
+void write_rank_file(const fs::path& dir, const std::string& body, int calls, int summarised) {
+  std::ofstream(dir / "rank-00000.jsonl")
+      << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":1,"host":"h",)"
+      << R"("collsel_version":"9","config":"c","model":"m","level":"summary"})" << "\n"
+      << body
+      << R"({"v":1,"type":"end","run":"r","world_rank":0,"calls":)" << calls
+      << R"(,"summarised_calls":)" << summarised << R"(,"overflow_calls":0})" << "\n";
+}
+
+std::string summary_line(std::string_view calls, std::string_view stack = "[]") {
+  return std::string(R"({"v":1,"type":"summary","run":"r","world_rank":0,"comm_size":1,)") +
+         R"("coll":"bcast","algorithm":"bcast.flat","rung":"model","bytes_lo":4,"bytes_hi":7,)" +
+         R"("stack":)" + std::string(stack) + R"(,"overflow":false,"calls":)" +
+         std::string(calls) +
+         R"(,"bytes_sum":8,"actual_sum_s":0.5,"actual_min_s":0.2,"actual_max_s":0.3,)" +
+         R"("predicted_calls":0,"predicted_sum_s":0,"predicted_min_s":null,)" +
+         R"("predicted_max_s":null})" + "\n";
+}
+
+TEST(LogReader, ChecksTheSummarisedCountOfTheEndRecord) {
+  const TempDir tmp("logreader-summarised");
+  write_rank_file(tmp.path(), summary_line("2"), 0, 3);
+  const RunLog log = read_run(tmp.path());
+  EXPECT_EQ(log.summaries.size(), 1U);
+  EXPECT_EQ(log.ranks.at(0).level, "summary");
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl", "counts 3 summarised calls but the summary "
+                                                   "records read hold 2"))
+      << all_problems(log);
+}
+
+TEST(LogReader, SkipsUnsoundSummaryRecordsNamingTheField) {
+  const TempDir tmp("logreader-bad-summary");
+  write_rank_file(tmp.path(), summary_line("0") + summary_line("1", R"([1,"x"])"), 0, 0);
+  const RunLog log = read_run(tmp.path());
+  EXPECT_TRUE(log.summaries.empty());
+  // A summary of no call would divide by zero in the report.
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "'calls' is 0")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:3:", "'stack'")) << all_problems(log);
+}
+
 }  // namespace
 }  // namespace collsel::logs
