@@ -3,12 +3,15 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config gfortran python3     # toolchain; tests drive MPI from Python
+  binutils                                              # addr2line: the report's call sites
   mpich libmpich-dev                                    # the MPI collsel wraps
   libunwind-dev libfmt-dev libtomlplusplus-dev          # call sites, formatting, TOML
   googletest libgtest-dev                               # unit tests
   libcli11-dev nlohmann-json3-dev                       # command-line parsing, JSON for tools
   iproute2 util-linux                                   # tools/emucluster: namespaces, tc
-  gnuplot-nox                                           # bench/selection_report.py plots
+  gnuplot-nox                                           # collsel plot / report --html, bench plots
+  chromium                                              # tests/tools/html_chromium_test.py
+  valgrind                                              # bench/log_cost.sh: instruction counts
 )
 missing=()
 for p in "${packages[@]}"; do

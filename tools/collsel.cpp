@@ -21,9 +21,12 @@
 #include "models/model_file.hpp"
 #include "selector/catalog.hpp"
 #include "selector/config.hpp"
+#include "tools/command_exit.hpp"
 #include "tools/explain.hpp"
+#include "tools/export_command.hpp"
+#include "tools/plot_command.hpp"
 #include "tools/fit_signature.hpp"
-#include "tools/report.hpp"
+#include "tools/report_command.hpp"
 #include "tools/simulate.hpp"
 #include "tools/size_option.hpp"
 #include "tools/size_parse.hpp"
@@ -33,8 +36,9 @@ namespace {
 
 using collsel::Collective;
 
-constexpr int kExitUnusable = 1;
-constexpr int kExitBadArguments = 2;
+using collsel::tools::kExitBadArguments;
+using collsel::tools::kExitUnusable;
+using collsel::tools::usage_error;
 
 struct ExplainArgs {
   std::string model;
@@ -52,22 +56,10 @@ struct ExplainArgs {
   CLI::Option* placement_opt = nullptr;
 };
 
-struct ReportArgs {
-  std::string logdir = "collsel-logs";
-  std::string run;
-  std::string format = "text";
-};
-
 struct ListArgs {
   std::string coll;
   bool names = false;
 };
-
-// A usage error found after CLI11 parsed the line; reported like CLI11's own, with exit code 2.
-int usage_error(std::string_view command, const std::string& message) {
-  fmt::print(stderr, "collsel {}: {}\nRun with --help for more information.\n", command, message);
-  return kExitBadArguments;
-}
 
 // Derived from the registry, so the help and the checks never list a stale name.
 std::vector<std::string> collective_names() {
@@ -231,57 +223,6 @@ int run_explain(const ExplainArgs& a) {
                                ? collsel::explain::format_json(*out.explanation)
                                : collsel::explain::format_text(*out.explanation);
   std::fputs(text.c_str(), stdout);
-  return 0;
-}
-
-// ---- report ----------------------------------------------------------------------------------
-
-CLI::App* add_report(CLI::App& app, ReportArgs& a) {
-  CLI::App* cmd = app.add_subcommand(
-      "report", "Compare the model's predictions with the measured times of one run's calls");
-  cmd->add_option("LOGDIR", a.logdir,
-                  "The log directory (the newest run in it is read) or one run's directory")
-      ->capture_default_str();
-  cmd->add_option("--run", a.run, "Read this RUN_ID in LOGDIR instead of the newest run");
-  cmd->add_option("--format", a.format, "Output format")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
-      ->capture_default_str();
-  cmd->footer(
-      "One row per (collective, algorithm, bytes, P): calls, mean actual time (each call's time\n"
-      "is its slowest rank's), mean prediction, mean E_rel = (predicted - actual) / actual and\n"
-      "mean |E_rel|. Warns loudly if ranks chose different algorithms for the same call.\n"
-      "Examples:\n"
-      "  collsel report collsel-logs\n"
-      "  collsel report collsel-logs --run 20261123-072101-p12345 --format csv > run.csv\n"
-      "Exit status: 0 ok, 1 no logs found, 2 bad arguments.");
-  return cmd;
-}
-
-collsel::report::Format report_format(const std::string& name) {
-  if (name == "csv") return collsel::report::Format::csv;
-  if (name == "json") return collsel::report::Format::json;
-  return collsel::report::Format::text;
-}
-
-int run_report(const ReportArgs& a) {
-  const collsel::report::Format format = report_format(a.format);  // checked by CLI11
-  const collsel::logs::RunLog log = collsel::logs::read_run(a.logdir, a.run);
-  if (log.ranks.empty() && log.calls.empty()) {
-    for (const auto& p : log.problems) fmt::print(stderr, "collsel report: {}\n", p);
-    fmt::print(stderr,
-               "collsel report: no logs found. Logs are written by MPI programs run with "
-               "LD_PRELOAD=libcollsel.so, into LOG_DIR/RUN_ID/rank-*.jsonl where LOG_DIR is the "
-               "config's [log] dir or $COLLSEL_LOG_DIR (default ./collsel-logs); see "
-               "docs/LOGS.md\n");
-    return kExitUnusable;
-  }
-  const collsel::report::Report report = collsel::report::build_report(log);
-  std::fputs(collsel::report::format(report, format).c_str(), stdout);
-  // The text output ends with these; keep CSV and JSON on stdout clean for programs.
-  if (format != collsel::report::Format::text) {
-    for (const auto& p : report.problems) fmt::print(stderr, "collsel report: {}\n", p);
-    for (const auto& w : report.warnings) fmt::print(stderr, "collsel report: WARNING: {}\n", w);
-  }
   return 0;
 }
 
@@ -693,20 +634,26 @@ int main(int argc, char** argv) {
       "  collsel import-logp cluster.logp -o cluster.toml\n"
       "  collsel fit-signature alltoall.csv --alpha 6e-5 --beta 8e-8\n"
       "  collsel simulate --algorithm bcast.binomial -P 64 -m 1MiB --ranks-per-node 8\n"
+      "  collsel export --format mpich-json --model cluster.toml -o collsel.json\n"
+      "  collsel plot collsel-logs --out plots --format png\n"
       "Run `collsel COMMAND --help` for a command's options.");
 
   ExplainArgs explain_args;
-  ReportArgs report_args;
+  collsel::tools::reporting::CommandArgs report_args;
   ListArgs list_args;
   ImportArgs import_args;
   FitArgs fit_args;
   SimulateArgs simulate_args;
   CLI::App* explain_cmd = add_explain(app, explain_args);
-  CLI::App* report_cmd = add_report(app, report_args);
+  CLI::App* report_cmd = collsel::tools::reporting::add_command(app, report_args);
   CLI::App* list_cmd = add_list(app, list_args);
   CLI::App* import_cmd = add_import(app, import_args);
   CLI::App* fit_cmd = add_fit(app, fit_args);
   CLI::App* simulate_cmd = add_simulate(app, simulate_args);
+  collsel::tools::exporting::CommandArgs export_args;
+  CLI::App* export_cmd = collsel::tools::exporting::add_command(app, export_args);
+  collsel::tools::plotting::CommandArgs plot_args;
+  CLI::App* plot_cmd = collsel::tools::plotting::add_command(app, plot_args);
 
   try {
     app.parse(argc, argv);
@@ -715,11 +662,13 @@ int main(int argc, char** argv) {
   }
   try {
     if (explain_cmd->parsed()) return run_explain(explain_args);
-    if (report_cmd->parsed()) return run_report(report_args);
+    if (report_cmd->parsed()) return collsel::tools::reporting::run_command(report_args);
     if (list_cmd->parsed()) return run_list(list_args);
     if (import_cmd->parsed()) return run_import(import_args);
     if (fit_cmd->parsed()) return run_fit(fit_args);
     if (simulate_cmd->parsed()) return run_simulate(simulate_args);
+    if (export_cmd->parsed()) return collsel::tools::exporting::run_command(export_args);
+    if (plot_cmd->parsed()) return collsel::tools::plotting::run_command(plot_args);
   } catch (const std::exception& e) {
     // Unexpected (I/O error mid-write, a bug): one line, not an abort with a core dump.
     fmt::print(stderr, "collsel: internal error: {}\n", e.what());
