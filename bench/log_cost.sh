@@ -3,8 +3,8 @@
 # forced to `native` so that only logging differs between the variants:
 #   off; summary and trace, each with [log] stack_depth = 0 and 4 (trace uncapped here).
 # Two measurements (docs/BENCHMARKS.md, "Log level cost"):
-#   1. instructions per call, under callgrind, one rank (repeatable to the instruction on any
-#      load): (Ir(2N calls) - Ir(N calls)) / N, which cancels start-up and finalize;
+#   1. instructions per call, under callgrind, one rank (repeatable within 2 % whatever
+#      the load: three runs agreed that closely): (Ir(2N calls) - Ir(N calls)) / N, which cancels start-up and finalize;
 #   2. wall time per call at RANKS ranks (default 2), RUNS interleaved runs like
 #      shim_overhead.sh (median of the runs' medians; noisy on 2 cores, hence 1.; RANKS = 1
 #      times the same single-rank path callgrind counts).
