@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <system_error>
 #include <utility>
 
@@ -143,8 +144,14 @@ double overall_abs_error(const report::Report& r) {
 }
 
 std::string header(const report::Report& r) {
+  // From the totals, which count trace calls and summary records alike: a summary-level run has
+  // no merged calls, yet every call is in its totals.
   double total_s = 0.0;
-  for (const auto& t : r.totals) total_s += t.time_s;
+  std::int64_t calls = 0;
+  for (const auto& t : r.totals) {
+    total_s += t.time_s;
+    calls += t.calls;
+  }
   const bool any_saving = std::any_of(r.savings.begin(), r.savings.end(), [](const auto& s) {
     return std::isfinite(s.saved_s);
   });
@@ -156,15 +163,15 @@ std::string header(const report::Report& r) {
   std::string out = fmt::format(
       "<header>\n<h1>collsel report</h1>\n<p class=\"run\">run <code>{}</code></p>\n"
       "<div class=\"cards\">\n"
-      "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">collective calls (merged "
-      "over ranks)</div></div>\n"
+      "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">collective calls (one per "
+      "call, whatever its ranks)</div></div>\n"
       "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">time in collectives</div></div>\n"
       "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">mean |E_rel| of the "
       "model</div></div>\n"
       "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">saved against the native "
       "collectives</div></div>\n"
       "</div>\n",
-      esc(r.run_id.empty() ? "(unknown)" : r.run_id), r.calls,
+      esc(r.run_id.empty() ? "(unknown)" : r.run_id), calls,
       r.totals.empty() ? "-" : esc(format_duration(total_s)),
       esc(tools::format_percent(overall_abs_error(r))), saved);
   out += "<dl class=\"facts\">\n";
