@@ -1,6 +1,7 @@
 #include "pmpi/call_summary.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace collsel::pmpi {

@@ -72,12 +72,6 @@ std::string join_escaped(const std::vector<std::string>& items, std::string_view
   return out;
 }
 
-// "[4 KiB, 8 KiB)": a bucket of powers of two reads better by its exclusive upper end.
-std::string format_bucket(const report::Bucket& b) {
-  if (b.lo == b.hi) return format_size(b.lo);
-  return fmt::format("[{}, {})", format_size(b.lo), format_size(b.hi + 1));
-}
-
 // E_rel with its sign, tinted when it is large: a bad row should be seen before it is read.
 std::string error_cell(double rel) {
   if (!std::isfinite(rel)) return "<td class=\"num\">-</td>";
@@ -282,7 +276,7 @@ std::string errors_table(const report::Report& r) {
        {"|E_rel|", true, "mean of |E_rel|"}, {"from"}});
   for (const auto& e : r.errors) {
     out += fmt::format("<tr><td>{}</td>{}<td>{}</td>{}{}{}{}{}{}{}<td>{}</td></tr>\n",
-                       esc(e.coll), algorithm_cell(e.algorithm), esc(format_bucket(e.bucket)),
+                       esc(e.coll), algorithm_cell(e.algorithm), esc(report::bucket_cell(e.bucket)),
                        num_cell(std::to_string(e.comm_size)), num_cell(std::to_string(e.calls)),
                        num_cell(std::to_string(e.predicted_calls)),
                        num_cell(format_duration(e.mean_actual_s)),
@@ -308,7 +302,7 @@ std::string savings_table(const report::Report& r) {
     }
     const std::string basis = s.native_basis.empty() ? s.native_note : s.native_basis;
     out += fmt::format("<tr><td>{}</td>{}<td>{}</td>{}{}{}{}{}<td>{}</td></tr>\n", esc(s.coll),
-                       num_cell(std::to_string(s.comm_size)), esc(format_bucket(s.bucket)),
+                       num_cell(std::to_string(s.comm_size)), esc(report::bucket_cell(s.bucket)),
                        algorithm_cell(s.algorithm), num_cell(std::to_string(s.calls)),
                        num_cell(format_duration(s.actual_s)), num_cell(format_duration(s.native_s)),
                        saved, esc(basis));
@@ -325,13 +319,7 @@ std::string rows_table(const report::Report& r) {
        {"E_rel", true, "mean of (predicted - measured) / measured"},
        {"|E_rel|", true, "mean of |E_rel|"}});
   for (const auto& row : r.rows) {
-    std::string segment = "-";
-    if (!row.segment_bytes.empty() && row.segment_bytes.back() > 0) {
-      segment = row.segment_bytes.size() == 1
-                    ? format_size(row.segment_bytes.front())
-                    : format_size(row.segment_bytes.front()) + ".." +
-                          format_size(row.segment_bytes.back());
-    }
+    const std::string segment = report::segment_cell(row.segment_bytes);
     out += fmt::format(
         "<tr><td>{}</td>{}{}{}{}{}<td>{}</td>{}{}{}{}</tr>\n", esc(row.coll),
         algorithm_cell(row.algorithm), num_cell(format_size(row.bytes)),

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -13,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "pmpi/size_bucket.hpp"
 #include "selector/collective.hpp"
 #include "tools/call_sites.hpp"
 #include "tools/duration_format.hpp"
@@ -599,22 +599,6 @@ void add_warnings(Report& r) {
 
 // ---- formatting helpers ----------------------------------------------------------------------
 
-std::string segment_cell(const std::vector<std::uint64_t>& segments) {
-  if (segments.empty() || (segments.size() == 1 && segments.front() == 0)) return "-";
-  if (segments.size() == 1) return tools::format_size(segments.front());
-  return fmt::format("{}..{}", tools::format_size(segments.front()),
-                     tools::format_size(segments.back()));
-}
-
-// "0 B", "1 B", "[1 KiB, 2 KiB)": a power-of-two bucket reads best half-open.
-std::string bucket_cell(const Bucket& b) {
-  if (b.lo == b.hi) return tools::format_size(b.lo);
-  if (b.hi == std::numeric_limits<std::uint64_t>::max()) {
-    return fmt::format("[{}, 16 EiB)", tools::format_size(b.lo));
-  }
-  return fmt::format("[{}, {})", tools::format_size(b.lo), tools::format_size(b.hi + 1));
-}
-
 // "587 KiB": a total of many calls' bytes is read for its magnitude, unlike a call's exact size.
 std::string approximate_size(std::uint64_t bytes) {
   constexpr std::array<std::string_view, 4> kUnits{"KiB", "MiB", "GiB", "TiB"};
@@ -920,6 +904,22 @@ std::string text_footer(const Report& r) {
 
 }  // namespace
 
+std::string segment_cell(const std::vector<std::uint64_t>& segments) {
+  if (segments.empty() || (segments.size() == 1 && segments.front() == 0)) return "-";
+  if (segments.size() == 1) return tools::format_size(segments.front());
+  return fmt::format("{}..{}", tools::format_size(segments.front()),
+                     tools::format_size(segments.back()));
+}
+
+// "0 B", "1 B", "[1 KiB, 2 KiB)": a power-of-two bucket reads best half-open.
+std::string bucket_cell(const Bucket& b) {
+  if (b.lo == b.hi) return tools::format_size(b.lo);
+  if (b.hi == std::numeric_limits<std::uint64_t>::max()) {
+    return fmt::format("[{}, 16 EiB)", tools::format_size(b.lo));
+  }
+  return fmt::format("[{}, {})", tools::format_size(b.lo), tools::format_size(b.hi + 1));
+}
+
 std::vector<MergedCall> merge_calls(const std::vector<CallRecord>& records) {
   std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<const CallRecord*>>
       groups;
@@ -945,10 +945,8 @@ std::vector<Row> aggregate(const std::vector<MergedCall>& calls) {
 }
 
 Bucket bucket_of(std::uint64_t bytes) {
-  if (bytes == 0) return {0, 0};
-  const std::uint64_t lo = std::bit_floor(bytes);
-  // The top bucket, [2^63, 2^64 - 1], would overflow 2 lo - 1.
-  return {lo, lo > std::numeric_limits<std::uint64_t>::max() / 2 ? lo | (lo - 1) : 2 * lo - 1};
+  const std::uint8_t b = pmpi::size_bucket(bytes);
+  return {pmpi::bucket_low(b), pmpi::bucket_high(b)};
 }
 
 Report build_report(const logs::RunLog& log, const Options& options) {
@@ -977,22 +975,27 @@ Report build_report(const logs::RunLog& log, const Options& options) {
   return r;
 }
 
+namespace {
+constexpr std::array<std::pair<std::string_view, Section>, 5> kSections{{
+    {"rows", Section::rows},
+    {"totals", Section::totals},
+    {"call_sites", Section::call_sites},
+    {"errors", Section::errors},
+    {"savings", Section::savings},
+}};
+}  // namespace
+
 std::optional<Section> section_from_name(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, Section>, 5> kNames{{
-      {"rows", Section::rows},
-      {"totals", Section::totals},
-      {"call_sites", Section::call_sites},
-      {"errors", Section::errors},
-      {"savings", Section::savings},
-  }};
-  for (const auto& [n, s] : kNames) {
+  for (const auto& [n, s] : kSections) {
     if (n == name) return s;
   }
   return std::nullopt;
 }
 
 std::vector<std::string> section_names() {
-  return {"rows", "totals", "call_sites", "errors", "savings"};
+  std::vector<std::string> names;
+  for (const auto& entry : kSections) names.emplace_back(entry.first);
+  return names;
 }
 
 std::string format_text(const Report& r) {

@@ -107,6 +107,11 @@ struct Bucket {
 // The bucket holding `bytes`, the same as the shim's summary table uses.
 Bucket bucket_of(std::uint64_t bytes);
 
+// Table cells shared by the text and HTML reports: "0 B", "[1 KiB, 2 KiB)" (half-open, up to
+// "16 EiB" for the top bucket); segment sizes "-", "8 KiB" or "1 KiB..8 KiB" (distinct, ascending).
+std::string bucket_cell(const Bucket& b);
+std::string segment_cell(const std::vector<std::uint64_t>& segments);
+
 // Totals per collective and algorithm, over trace calls and summary records alike, without double
 // counting (see above). Sorted by time, largest first.
 struct Total {
