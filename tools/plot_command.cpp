@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -39,9 +38,7 @@ std::optional<report::Report> load_report(const CommandArgs& a) {
                a.logdir);
     return std::nullopt;
   }
-  std::map<int, std::vector<logs::Module>> modules;
-  for (const auto& r : log.ranks) modules[r.world_rank] = r.modules;
-  Symbolizer symbolizer(std::move(modules));
+  Symbolizer symbolizer = symbolizer_for(log);
   report::Options options;
   options.symbolizer = &symbolizer;
   options.top_call_sites = a.top;

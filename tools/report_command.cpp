@@ -43,15 +43,6 @@ std::optional<logs::RunLog> read_logs(const std::string& dir, const std::string&
   return std::nullopt;
 }
 
-// Every rank's modules: call sites are per-rank addresses (ASLR).
-Symbolizer symbolizer_for(const logs::RunLog& log, bool resolve) {
-  std::map<int, std::vector<logs::Module>> modules;
-  if (resolve) {
-    for (const auto& r : log.ranks) modules[r.world_rank] = r.modules;
-  }
-  return Symbolizer(std::move(modules));
-}
-
 std::vector<std::string> run_models(const logs::RunLog& log) {
   std::set<std::string> models;
   for (const auto& r : log.ranks) models.insert(r.model);
@@ -160,7 +151,8 @@ int run_command(const CommandArgs& a) {
     return kExitUnusable;
   }
 
-  Symbolizer symbolizer = symbolizer_for(*log, !a.no_symbols);
+  // --no-symbols: no modules, so every frame stays an address.
+  Symbolizer symbolizer = a.no_symbols ? Symbolizer(std::map<int, std::vector<logs::Module>>{}) : symbolizer_for(*log);
   report::Options options;
   options.baseline = baseline ? &*baseline : nullptr;
   options.estimator = &*estimator;

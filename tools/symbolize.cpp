@@ -329,4 +329,10 @@ void Symbolizer::prefetch(const std::vector<std::pair<int, std::vector<std::uint
   Impl::fill(*this, keys);
 }
 
+Symbolizer symbolizer_for(const logs::RunLog& log) {
+  std::map<int, std::vector<logs::Module>> modules;
+  for (const auto& r : log.ranks) modules[r.world_rank] = r.modules;
+  return Symbolizer(std::move(modules));
+}
+
 }  // namespace collsel::tools

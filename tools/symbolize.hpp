@@ -64,4 +64,8 @@ class Symbolizer {
   std::vector<std::string> problems_;
 };
 
+// A symbolizer over every rank's `module` records (RunLog::ranks): call sites are per-rank
+// addresses (ASLR gives each rank its own layout).
+Symbolizer symbolizer_for(const logs::RunLog& log);
+
 }  // namespace collsel::tools

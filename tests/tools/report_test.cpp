@@ -482,9 +482,7 @@ TEST(Report, UnknownCollectivesAndDamagedSizesAreReportedNotPriced) {
 
 TEST(Report, CallSitesAreKeptToTheTopAndResolvedPerRank) {
   const logs::RunLog log = logs::read_run(kFixtures / "capped");
-  std::map<int, std::vector<logs::Module>> modules;
-  for (const auto& h : log.ranks) modules[h.world_rank] = h.modules;
-  tools::Symbolizer symbolizer(modules);
+  tools::Symbolizer symbolizer = tools::symbolizer_for(log);
   Options options;
   options.symbolizer = &symbolizer;
   const Report r = build_report(log, options);
