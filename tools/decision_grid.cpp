@@ -23,4 +23,12 @@ std::vector<GridCell> decision_grid(Collective coll, const GridSpec& grid, const
   return cells;
 }
 
+std::vector<CollectiveGrid> decision_grids(std::span<const Collective> colls, const GridSpec& grid,
+                                           const ModelSet& models, const Policy& policy) {
+  std::vector<CollectiveGrid> grids;
+  grids.reserve(colls.size());
+  for (const Collective c : colls) grids.push_back({c, grid, decision_grid(c, grid, models, policy)});
+  return grids;
+}
+
 }  // namespace collsel::tools

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,17 @@ struct GridCell {
 // Row-major: for each comm size (outer), every message size (inner). Root 0.
 std::vector<GridCell> decision_grid(Collective coll, const GridSpec& grid, const ModelSet& models,
                                     const Policy& policy);
+
+// One collective's decisions over `grid`, as decision_grid() returns them: a panel of the decision
+// map, or one collective's rules in an exported tuning file.
+struct CollectiveGrid {
+  Collective coll = Collective::bcast;
+  GridSpec grid;
+  std::vector<GridCell> cells;
+};
+
+// decision_grid() of each of `colls`, in that order.
+std::vector<CollectiveGrid> decision_grids(std::span<const Collective> colls, const GridSpec& grid,
+                                           const ModelSet& models, const Policy& policy);
 
 }  // namespace collsel::tools

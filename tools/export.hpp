@@ -25,13 +25,9 @@
 
 namespace collsel::tools::exporting {
 
-// One collective's decisions over `grid`, as decision_grid() returns them (row-major: for each
-// comm size, every message size). Both lists of `grid` ascending without repeats.
-struct CollectiveGrid {
-  Collective coll = Collective::bcast;
-  GridSpec grid;
-  std::vector<GridCell> cells;
-};
+// The grids written are tools::CollectiveGrid (decision_grid.hpp): both lists of their GridSpec
+// ascending without repeats.
+using tools::CollectiveGrid;
 
 // The k of a flat tree: the parameter becomes P - 1 of the largest communicator the rule serves.
 inline constexpr int kFlatFanout = -1;

@@ -230,10 +230,8 @@ int run_command(const CommandArgs& a) {
 
   const GridSpec grid = requested_grid(a);
   const std::vector<Collective> colls = requested_collectives(a);
-  std::vector<CollectiveGrid> grids;
-  for (Collective c : colls) {
-    grids.push_back({c, grid, decision_grid(c, grid, loaded->set(), loaded->config.policy)});
-  }
+  const std::vector<CollectiveGrid> grids =
+      decision_grids(colls, grid, loaded->set(), loaded->config.policy);
 
   ExportText exported;
   if (mpich) {

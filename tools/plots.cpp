@@ -456,11 +456,7 @@ PlotSource call_sites_plot(const report::Report& report, std::size_t top) {
 
 std::vector<DecisionMap> decision_maps(const tools::GridSpec& grid, const ModelSet& models,
                                        const Policy& policy) {
-  std::vector<DecisionMap> maps;
-  for (const Collective c : kCollectives) {
-    maps.push_back({c, grid, tools::decision_grid(c, grid, models, policy)});
-  }
-  return maps;
+  return tools::decision_grids(kCollectives, grid, models, policy);
 }
 
 PlotSource decision_map_plot(const std::vector<DecisionMap>& maps, const std::string& model_label) {

@@ -72,11 +72,7 @@ PlotSource call_sites_plot(const report::Report& report, std::size_t top = 15);
 // The model's choice over comm size x message size, one panel per collective, from
 // tools::decision_grid. The axes are categorical (one equal cell per grid value, labelled with the
 // value) because the grid's sizes are not evenly spaced.
-struct DecisionMap {
-  Collective coll = Collective::bcast;
-  tools::GridSpec grid;
-  std::vector<tools::GridCell> cells;  // decision_grid()'s output for `grid`
-};
+using DecisionMap = tools::CollectiveGrid;
 // decision_map.dat: per collective one block (`index` = position in `maps`), one line per cell in
 // decision_grid order: `x_index y_index comm_size bytes "algorithm" rgb`.
 PlotSource decision_map_plot(const std::vector<DecisionMap>& maps, const std::string& model_label);

@@ -292,12 +292,7 @@ std::vector<ex::CollectiveGrid> model_grids(const tools::GridSpec& spec) {
   Diagnostics diagnostics;
   const auto loaded = tools::load_models(std::nullopt, std::nullopt, diagnostics);
   EXPECT_TRUE(loaded.has_value());
-  std::vector<ex::CollectiveGrid> grids;
-  for (Collective c : kCollectives) {
-    grids.push_back(
-        {c, spec, tools::decision_grid(c, spec, loaded->set(), loaded->config.policy)});
-  }
-  return grids;
+  return tools::decision_grids(kCollectives, spec, loaded->set(), loaded->config.policy);
 }
 
 // A base whose scatter rules are a bare container (to be kept behind comm_type=any) and which
