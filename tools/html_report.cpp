@@ -140,12 +140,8 @@ double overall_abs_error(const report::Report& r) {
 std::string header(const report::Report& r) {
   // From the totals, which count trace calls and summary records alike: a summary-level run has
   // no merged calls, yet every call is in its totals.
-  double total_s = 0.0;
   std::int64_t calls = 0;
-  for (const auto& t : r.totals) {
-    total_s += t.time_s;
-    calls += t.calls;
-  }
+  for (const auto& t : r.totals) calls += t.calls;
   const bool any_saving = std::any_of(r.savings.begin(), r.savings.end(), [](const auto& s) {
     return std::isfinite(s.saved_s);
   });
@@ -166,7 +162,7 @@ std::string header(const report::Report& r) {
       "collectives</div></div>\n"
       "</div>\n",
       esc(r.run_id.empty() ? "(unknown)" : r.run_id), calls,
-      r.totals.empty() ? "-" : esc(format_duration(total_s)),
+      r.totals.empty() ? "-" : esc(format_duration(r.total_time_s)),
       esc(tools::format_percent(overall_abs_error(r))), saved);
   out += "<dl class=\"facts\">\n";
   const auto fact = [&out](std::string_view k, const std::string& v_html) {

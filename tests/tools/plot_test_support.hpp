@@ -107,6 +107,7 @@ inline report::Report hand_made_report() {
   t.bytes = 67584;
   t.share = 1.0;
   r.totals = {t};
+  r.total_time_s = t.time_s;
   report::SavingRow s;
   s.coll = "bcast";
   s.comm_size = 4;
