@@ -217,11 +217,8 @@ int run_command(const CommandArgs& a) {
   }
 
   Diagnostics diagnostics;
-  const std::optional<std::string> model_path =
-      a.model.empty() ? std::nullopt : std::optional<std::string>(a.model);
-  const std::optional<std::string> config_path =
-      a.config.empty() ? std::nullopt : std::optional<std::string>(a.config);
-  const std::optional<LoadedModels> loaded = load_models(model_path, config_path, diagnostics);
+  const std::optional<LoadedModels> loaded =
+      load_models(optional_text(a.model), optional_text(a.config), diagnostics);
   for (const auto& d : diagnostics) fmt::print(stderr, "{}\n", d.format());
   if (!loaded) {
     fmt::print(stderr, "collsel export: cannot export with an unusable input file (see above)\n");

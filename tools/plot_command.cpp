@@ -125,9 +125,6 @@ int run_command(const CommandArgs& a) {
   }
   const plots::ImageFormat format =
       a.format == "png" ? plots::ImageFormat::png : plots::ImageFormat::svg;
-  const auto optional_path = [](const std::string& s) {
-    return s.empty() ? std::nullopt : std::optional<std::string>(s);
-  };
   int written = 0;
   for (const plots::PlotKind kind : kinds) {
     plots::PlotSource source;
@@ -137,8 +134,8 @@ int run_command(const CommandArgs& a) {
       case plots::PlotKind::call_sites: source = plots::call_sites_plot(*report, a.top); break;
       case plots::PlotKind::decision_map: {
         plots::MapOutcome map = plots::decision_map_for(report ? &*report : nullptr,
-                                                        optional_path(a.model),
-                                                        optional_path(a.config));
+                                                        optional_text(a.model),
+                                                        optional_text(a.config));
         for (const auto& d : map.diagnostics) fmt::print(stderr, "{}\n", d.format());
         source = std::move(map.source);
         break;

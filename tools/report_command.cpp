@@ -23,10 +23,6 @@ namespace {
 
 int usage_error(const std::string& message) { return tools::usage_error("report", message); }
 
-std::optional<std::string> optional_text(const std::string& s) {
-  return s.empty() ? std::nullopt : std::optional<std::string>(s);
-}
-
 // The run in `dir`; empty, after saying where it looked and what writes logs, when there is none.
 // `what` names the option the directory came from, for the message.
 std::optional<logs::RunLog> read_logs(const std::string& dir, const std::string& run,
