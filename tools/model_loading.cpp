@@ -55,6 +55,10 @@ std::optional<Config> load_config(const std::optional<std::string>& path, Diagno
   return std::move(load.config);
 }
 
+bool names_a_file(std::string_view source) {
+  return !source.empty() && source.front() != '<' && source != "none";
+}
+
 std::string LoadedModels::in_use_source() const {
   return calibrated ? calibrated_source : std::string(conf::kEmbeddedModelName);
 }

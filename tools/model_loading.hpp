@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "models/diagnostic.hpp"
 #include "models/model_file.hpp"
@@ -23,6 +24,10 @@ std::optional<models::ModelFile> load_embedded(Diagnostics& out);
 // The config file at `path` (none: the built-in defaults). Bad settings keep their defaults, as in
 // the shim; the diagnostics say which.
 std::optional<Config> load_config(const std::optional<std::string>& path, Diagnostics& out);
+
+// Whether a run record's `model` or `config` field names a file, rather than one of the shim's
+// labels ("<embedded default model>", "<built-in defaults>", "none").
+bool names_a_file(std::string_view source);
 
 // Everything decide() needs, loaded once. `calibrated` empty means the embedded default model
 // decides (the shim's behaviour without a calibration).

@@ -50,11 +50,6 @@ bool readable_file(const std::string& path) {
   return static_cast<bool>(in);
 }
 
-// The `model` field of a run record names a file only when it is not one of the shim's labels.
-bool names_a_file(const std::string& model) {
-  return !model.empty() && model != conf::kEmbeddedModelName && model != "none";
-}
-
 }  // namespace
 
 NativeChoice native_choice(Collective coll, int comm_size, std::uint64_t bytes) {
@@ -122,7 +117,7 @@ std::optional<NativeEstimator> load_estimator(const std::optional<std::string>& 
     return NativeEstimator(std::move(*loaded), fmt::format("{} (--model)", *model_path));
   }
   for (const std::string& model : run_models) {
-    if (!names_a_file(model)) continue;
+    if (!tools::names_a_file(model)) continue;
     if (!readable_file(model)) {
       notes.push_back(fmt::format("the run's model {} is not readable here; the native estimates "
                                   "use the embedded default model (give --model FILE)",
@@ -141,7 +136,8 @@ std::optional<NativeEstimator> load_estimator(const std::optional<std::string>& 
   auto loaded = tools::load_models(std::nullopt, std::nullopt, diagnostics);
   if (!loaded) return std::nullopt;  // only a broken build
   const bool calibrated_run =
-      std::any_of(run_models.begin(), run_models.end(), names_a_file);
+      std::any_of(run_models.begin(), run_models.end(),
+                  [](const std::string& m) { return tools::names_a_file(m); });
   return NativeEstimator(std::move(*loaded),
                          fmt::format("{} ({})", conf::kEmbeddedModelName,
                                      calibrated_run ? "the run's model is unavailable"

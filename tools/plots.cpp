@@ -552,7 +552,7 @@ namespace {
 std::optional<std::string> run_file(const std::vector<std::string>& named) {
   if (named.size() != 1) return std::nullopt;
   const std::string& path = named.front();
-  if (path.empty() || path.front() == '<' || path == "none") return std::nullopt;
+  if (!tools::names_a_file(path)) return std::nullopt;
   std::error_code ec;
   return fs::is_regular_file(path, ec) ? std::optional(path) : std::nullopt;
 }
