@@ -3,19 +3,16 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <span>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -117,17 +114,6 @@ BootPayload unpack(std::string_view bytes) {
   p.model_read_error = in.get();
   p.run_id = in.get();
   return p;
-}
-
-std::optional<std::string> read_text(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string make_run_id() {
@@ -300,7 +286,7 @@ void Runtime::Impl::start(MPI_Comm comm) {
     const ConfigLoad resolved = resolve_config(p.config);
     if (resolved.config.model_path) {
       p.model_path = *resolved.config.model_path;
-      p.model_text = read_text(p.model_path, p.model_read_error);
+      p.model_text = read_text_file(p.model_path, p.model_read_error);
     }
     p.run_id = make_run_id();
     bytes = pack(p);

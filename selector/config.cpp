@@ -238,17 +238,6 @@ void read_selection(Reader& r, const toml::table& root, Config& c) {
   }
 }
 
-std::optional<std::string> read_file(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void env_force(Config& c, const EnvMap& env, std::string_view var, Collective coll,
                Diagnostics& out) {
   const auto it = env.find(var);
@@ -282,6 +271,18 @@ void env_disable(Config& c, const std::string& value, Diagnostics& out) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_text_file(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 
 std::string_view log_level_name(LogLevel l) {
   switch (l) {
@@ -398,7 +399,7 @@ ConfigInputs gather_config_inputs() {
   } else {
     in.config_path = std::string(conf::installed_config_path());
   }
-  in.config_text = read_file(in.config_path, in.config_read_error);
+  in.config_text = read_text_file(in.config_path, in.config_read_error);
   return in;
 }
 

@@ -81,6 +81,10 @@ struct ConfigInputs {
 };
 
 ConfigLoad resolve_config(const ConfigInputs& inputs);
+// The whole file at `path`; empty with `error` set to strerror's sentence when it cannot be read.
+// The one reader of the shim's and the tools' text inputs (config, model, tuning bases).
+std::optional<std::string> read_text_file(const std::string& path, std::string& error);
+
 // Reads the files/environment of this process into ConfigInputs (rank 0 only in the shim).
 ConfigInputs gather_config_inputs();
 

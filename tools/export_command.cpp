@@ -1,11 +1,8 @@
 #include "tools/export_command.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -13,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "tools/command_exit.hpp"
+#include "tools/file_write.hpp"
 
 #include "selector/collective.hpp"
 #include "tools/decision_grid.hpp"
@@ -33,15 +31,6 @@ constexpr std::string_view kFormatOmpi = "ompi-rules";
 
 int usage_error(const std::string& message) { return tools::usage_error("export", message); }
 
-std::optional<std::string> read_file(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // Written next to the target and renamed over it, so an MPI job never reads half a file.
 std::optional<std::string> write_whole(const std::string& path, const std::string& text) {
   if (path == "-") {
@@ -49,28 +38,14 @@ std::optional<std::string> write_whole(const std::string& path, const std::strin
     return std::fflush(stdout) == 0 ? std::nullopt
                                     : std::optional<std::string>("cannot write standard output");
   }
-  const std::string partial = fmt::format("{}.partial", path);
-  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  std::error_code ec;
-  if (!out) {
-    std::filesystem::remove(partial, ec);
-    return fmt::format("cannot write {}; check the folder exists and is writable", partial);
-  }
-  std::filesystem::rename(partial, path, ec);
-  if (ec) {
-    std::filesystem::remove(partial, ec);
-    return fmt::format("cannot rename {} to {}: {}", partial, path, ec.message());
-  }
-  return std::nullopt;
+  return write_file_atomically(path, text);
 }
 
 // The base is a JSON selection file when it reads as text starting with '{'; anything else is
 // taken for an MPICH shared library.
 std::optional<MpichBase> load_mpich_base(const std::string& path, std::string& error) {
   std::string read_error;
-  const std::optional<std::string> bytes = read_file(path, read_error);
+  const std::optional<std::string> bytes = read_text_file(path, read_error);
   if (!bytes) {
     error = fmt::format("cannot read --mpich-base {} ({}); give the libmpich.so of the MPICH that "
                         "will read the file, or a coll_selection.json",

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "tools/duration_format.hpp"
+#include "tools/file_write.hpp"
 #include "tools/plots.hpp"
 #include "tools/size_parse.hpp"
 
@@ -554,7 +555,7 @@ HtmlResult write_html_report(const report::Report& report, const HtmlOptions& op
   }
 
   if (const auto error =
-          plots::write_file_atomically(result.index.string(), render_html(report, blocks))) {
+          tools::write_file_atomically(result.index.string(), render_html(report, blocks))) {
     result.diagnostics.push_back({Diagnostic::Severity::error, result.index.string(), 0, *error,
                                   "check the --html directory's permissions and free space"});
     return result;

@@ -1,7 +1,5 @@
 #include "tools/model_loading.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include "conf/embedded.hpp"
 
@@ -41,15 +39,14 @@ std::optional<models::ModelFile> load_embedded(Diagnostics& out) {
 
 std::optional<Config> load_config(const std::optional<std::string>& path, Diagnostics& out) {
   if (!path) return Config{};
-  std::ifstream in(*path);
-  if (!in) {
+  std::string read_error;
+  const std::optional<std::string> text = read_text_file(*path, read_error);
+  if (!text) {
     out.push_back(error_in(*path, "cannot read the config file",
                            "check the path given to --config"));
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  ConfigLoad load = parse_config(text.str(), *path);
+  ConfigLoad load = parse_config(*text, *path);
   // Bad settings keep their defaults, as in the shim; the diagnostics say which.
   out.insert(out.end(), load.diagnostics.begin(), load.diagnostics.end());
   return std::move(load.config);

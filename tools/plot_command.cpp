@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "tools/command_exit.hpp"
+#include "tools/file_write.hpp"
 
 #include "tools/log_reader.hpp"
 #include "tools/plots.hpp"
@@ -154,7 +155,7 @@ int run_command(const CommandArgs& a) {
     const std::string path = (std::filesystem::path(a.out) /
                               fmt::format("{}.{}", name, plots::image_extension(format)))
                                  .string();
-    if (const auto error = plots::write_file_atomically(path, drawn.image)) {
+    if (const auto error = tools::write_file_atomically(path, drawn.image)) {
       fmt::print(stderr, "collsel plot: {}\n", *error);
       return kExitUnusable;
     }

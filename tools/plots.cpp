@@ -22,6 +22,7 @@
 
 #include "selector/catalog.hpp"
 #include "tools/duration_format.hpp"
+#include "tools/file_write.hpp"
 #include "tools/model_loading.hpp"
 #include "tools/size_parse.hpp"
 
@@ -625,12 +626,6 @@ class ScratchDir {
   fs::path path_;
 };
 
-bool write_file(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  return static_cast<bool>(out.flush());
-}
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -653,23 +648,6 @@ std::string first_error_line(const std::string& log) {
 
 }  // namespace
 
-std::optional<std::string> write_file_atomically(const std::string& path, std::string_view bytes) {
-  const std::string tmp = path + ".tmp";
-  if (!write_file(tmp, bytes)) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    return fmt::format("cannot write {} ({}); check the directory exists and is writable", tmp,
-                       std::strerror(errno));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return fmt::format("cannot rename {} to {}: {}", tmp, path, ec.message());
-  }
-  return std::nullopt;
-}
-
 Rendered render(const PlotSource& source, ImageFormat format, const std::string& gnuplot) {
   Rendered out;
   if (!source.empty_reason.empty()) {
@@ -683,10 +661,12 @@ Rendered render(const PlotSource& source, ImageFormat format, const std::string&
     return out;
   }
   const std::string image = fmt::format("plot.{}", image_extension(format));
-  bool written = write_file(dir.path() / "plot.gp",
+  bool written = tools::write_file(dir.path() / "plot.gp",
                             terminal_preamble(format, source.width, source.height, image) +
                                 source.script);
-  for (const auto& d : source.data) written = written && write_file(dir.path() / d.name, d.text);
+  for (const auto& d : source.data) {
+    written = written && tools::write_file(dir.path() / d.name, d.text);
+  }
   if (!written) {
     out.error = fmt::format("cannot write gnuplot's input in {}", dir.path().string());
     return out;

@@ -116,10 +116,6 @@ Rendered render(const PlotSource& source, ImageFormat format, const std::string&
 // The terminal lines render() prepends (exposed for the tests and for `collsel plot --script`).
 std::string terminal_preamble(ImageFormat format, int width, int height, std::string_view output);
 
-// Writes `bytes` to `path` through `path.tmp` renamed into place, so a reader (a browser, a
-// report generator) never sees half a file. Returns the problem, or nothing on success.
-std::optional<std::string> write_file_atomically(const std::string& path, std::string_view bytes);
-
 // The one-line hint the commands print when gnuplot is missing.
 inline constexpr std::string_view kInstallGnuplotHint =
     "gnuplot is not installed, so the plots were not drawn; install it with "
