@@ -12,6 +12,7 @@
 
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/mpi_resources.hpp"
+#include "flavour/flavour.hpp"
 #include "models/contention/gige_fit.hpp"
 #include "models/contention/penalty_fit.hpp"
 
@@ -28,11 +29,9 @@ constexpr int kMaxDegree = 6;
 // Sleeps while the target is far (a sender waiting for its start offset must leave the cores to
 // the communications already running), spins through the last 200 us for precision.
 void wait_until(double t) {
-  for (;;) {
-    const double left = t - MPI_Wtime();
-    if (left <= 0.0) return;
-    if (left > 300e-6) sleep_for(left - 200e-6);
-  }
+  const double left = t - MPI_Wtime();
+  if (left > 300e-6) flavour::sleep_for(left - 200e-6);
+  flavour::busy_until(t);
 }
 
 std::string edge_list(std::span<const Edge> edges) {
@@ -123,7 +122,7 @@ std::vector<double> clock_offsets(MPI_Comm user, int rounds) {
     int done = 0;
     while (!done) {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-      if (!done) sleep_for(2e-4);
+      if (!done) flavour::sleep_for(2e-4);
     }
     for (int k = 0;; ++k) {
       const double stamp = MPI_Wtime();

@@ -22,9 +22,6 @@ class OwnedComm {
   MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
-// nanosleep for `seconds` (>= 0).
-void sleep_for(double seconds);
-
 // A barrier that sleeps between polls: ranks that only wait must not take CPU from the measuring
 // ones when ranks share cores (MPI_Barrier busy-polls). 1 ms granularity: the waits it serves are
 // long, precision is not needed.

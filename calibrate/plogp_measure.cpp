@@ -1,5 +1,6 @@
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/mpi_resources.hpp"
+#include "flavour/flavour.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,11 +36,6 @@ double size_weight(std::uint64_t m) {
 namespace {
 
 constexpr int kTag = 77;
-
-void spin_until(double t) {
-  while (MPI_Wtime() < t) {
-  }
-}
 
 class Pair {
  public:
@@ -100,7 +96,7 @@ class Pair {
         send(m);
         recv(0);
       } else {
-        spin_until(MPI_Wtime() + delay);
+        flavour::busy_until(MPI_Wtime() + delay);
         const double t0 = MPI_Wtime();
         recv(m);
         t = MPI_Wtime() - t0;

@@ -1,34 +1,10 @@
 #include "pmpi/comm_context.hpp"
 
-#include <cstring>
-#include <string>
-#include <vector>
-
 #include <fmt/format.h>
 
+#include "selector/node_placement.hpp"
+
 namespace collsel::pmpi {
-namespace {
-
-// Ranks whose MPI_Get_processor_name agree share a node (MPICH returns the host name). Collective
-// over `comm`: the names are exchanged at the width of the longest, so the buffer stays small.
-models::contention::Placement gather_node_placement(MPI_Comm comm, int size) {
-  char name[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  PMPI_Get_processor_name(name, &length);
-  int width = length;
-  PMPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_INT, MPI_MAX, comm);
-  std::vector<char> all(static_cast<std::size_t>(size) * static_cast<std::size_t>(width));
-  if (width > 0) PMPI_Allgather(name, width, MPI_CHAR, all.data(), width, MPI_CHAR, comm);
-  std::vector<std::string> names;
-  names.reserve(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    const char* begin = all.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(width);
-    names.emplace_back(begin, strnlen(begin, static_cast<std::size_t>(width)));
-  }
-  return models::contention::placement_from_names(names);
-}
-
-}  // namespace
 
 CommContext::CommContext(MPI_Comm user_comm, int creator_world_rank,
                          std::uint64_t creator_serial, bool gather_placement) {
@@ -40,7 +16,7 @@ CommContext::CommContext(MPI_Comm user_comm, int creator_world_rank,
   }
   // The id is agreed once, when the context is made, so every rank logs the same name.
   PMPI_Bcast(id_.data(), static_cast<int>(id_.size()), MPI_CHAR, 0, private_comm_);
-  if (gather_placement) placement_ = gather_node_placement(private_comm_, size_);
+  if (gather_placement) placement_ = gather_node_placement(private_comm_);
 }
 
 CommContext::~CommContext() {

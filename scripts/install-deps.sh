@@ -12,6 +12,8 @@ packages=(
   gnuplot-nox                                           # collsel plot / report --html, bench plots
   chromium                                              # tests/tools/html_chromium_test.py
   valgrind                                              # bench/log_cost.sh: instruction counts
+  libsimgrid-dev                                        # SimGrid's SMPI: the simulated clusters (build/smpi)
+  patchelf                                              # tools/simcluster: collsel into an SMPI program
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -72,7 +72,7 @@ SendBytes::SendBytes(const void* buffer, int count, MPI_Datatype type, MPI_Comm 
     data_ = contiguous_start(buffer, type);
     return;
   }
-  packed_.resize(size_);
+  packed_ = flavour::Scratch(size_);
   int position = 0;
   error = PMPI_Pack(buffer, count, type, packed_.data(), static_cast<int>(size_), &position, comm);
   data_ = packed_.data();
@@ -85,7 +85,7 @@ RecvBytes::RecvBytes(void* buffer, int count, MPI_Datatype type, MPI_Comm comm)
     data_ = contiguous_start(buffer, type);
     return;
   }
-  packed_.resize(size_);
+  packed_ = flavour::Scratch(size_);
   data_ = packed_.data();
 }
 

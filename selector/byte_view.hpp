@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "flavour/flavour.hpp"
+
 namespace collsel {
 
 // True when `count` elements of `type` occupy [true_lb, true_lb + count*size) in type-map order.
@@ -35,7 +37,7 @@ class SendBytes {
   std::uint64_t size() const { return size_; }
 
  private:
-  std::vector<std::byte> packed_;
+  flavour::Scratch packed_;
   const std::byte* data_ = nullptr;
   std::uint64_t size_ = 0;
 };
@@ -54,7 +56,7 @@ class RecvBytes {
   int count_;
   MPI_Datatype type_;
   MPI_Comm comm_;
-  std::vector<std::byte> packed_;
+  flavour::Scratch packed_;
   std::byte* data_ = nullptr;
   std::uint64_t size_ = 0;
 };

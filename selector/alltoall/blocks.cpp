@@ -59,7 +59,7 @@ Exchange::Exchange(const AlltoallCall& call)
   const MPI_Aint last = (static_cast<MPI_Aint>(call.size) * call.recvcount - 1) * recv_extent_;
   staged_lo_ = true_lb + std::min<MPI_Aint>(0, last);
   const MPI_Aint hi = true_lb + true_extent + std::max<MPI_Aint>(0, last);
-  staged_.resize(static_cast<std::size_t>(hi - staged_lo_));
+  staged_ = flavour::Scratch(static_cast<std::size_t>(hi - staged_lo_));
   std::copy_n(static_cast<const std::byte*>(call.recvbuf) + staged_lo_, staged_.size(),
               staged_.data());
 }

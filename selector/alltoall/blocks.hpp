@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "flavour/flavour.hpp"
 #include "selector/calls.hpp"
 
 namespace collsel::alltoall {
@@ -59,7 +60,7 @@ class Exchange {
   Outgoing out_;
   MPI_Aint out_extent_ = 0;
   MPI_Aint recv_extent_ = 0;
-  std::vector<std::byte> staged_;  // MPI_IN_PLACE only: the receive buffer's span, as it came
+  flavour::Scratch staged_;  // MPI_IN_PLACE only: the receive buffer's span, as it came
   MPI_Aint staged_lo_ = 0;         // the span's first byte, relative to recvbuf
 };
 

@@ -9,8 +9,8 @@
 // block is packed before any arrives). Needs n m <= INT_MAX (registry applicability, bruck_fits).
 #include <algorithm>
 #include <cstddef>
-#include <vector>
 
+#include "flavour/flavour.hpp"
 #include "models/alltoall/contention.hpp"
 #include "selector/alltoall/algorithms.hpp"
 #include "selector/alltoall/blocks.hpp"
@@ -23,7 +23,7 @@ int bruck(const AlltoallCall& call, const AlgoParams&) {
   const int n = call.size;
   const int rank = call.rank;
   const Outgoing out = outgoing(call);
-  std::vector<std::byte> slots(static_cast<std::size_t>(n) * m);
+  flavour::Scratch slots(static_cast<std::size_t>(n) * m);
   const auto slot = [&](int j) { return slots.data() + static_cast<std::size_t>(j) * m; };
   for (int j = 0; j < n; ++j) {
     if (int e = pack_block(out.buffer, out.count, out.type, (rank + j) % n, slot(j), call.comm);
@@ -33,8 +33,8 @@ int bruck(const AlltoallCall& call, const AlgoParams&) {
   }
 
   // Round j moves b_j blocks; b_0 = floor(n/2) is the most any round moves.
-  std::vector<std::byte> sending(static_cast<std::size_t>(n / 2) * m);
-  std::vector<std::byte> receiving(sending.size());
+  flavour::Scratch sending(static_cast<std::size_t>(n / 2) * m);
+  flavour::Scratch receiving(sending.size());
   for (int j = 0; (1 << j) < n; ++j) {
     const int d = 1 << j;
     const auto bytes = static_cast<int>(models::alltoall::bruck_round_blocks(n, j) * m);

@@ -4,8 +4,8 @@
 // Cost (seed 001 Table 2): sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L.
 // Works for any P, root, count (0 included), datatype, and MPI_IN_PLACE at the root.
 #include <optional>
-#include <vector>
 
+#include "flavour/flavour.hpp"
 #include "selector/byte_view.hpp"
 #include "selector/scatter/algorithms.hpp"
 #include "selector/scatter/blocks.hpp"
@@ -24,7 +24,7 @@ int binomial(const ScatterCall& call, const AlgoParams&) {
   };
 
   // `subtree` holds the blocks of vranks [vrank, vrank + n) with the block of `first` first.
-  std::vector<std::byte> received;
+  flavour::Scratch received;
   const std::byte* subtree = nullptr;
   int first = vrank;
   int error = MPI_SUCCESS;
@@ -35,7 +35,7 @@ int binomial(const ScatterCall& call, const AlgoParams&) {
     first = 1;
   } else {
     const int n = schedule::binomial_subtree_size(vrank, call.size);
-    received.resize(static_cast<std::size_t>(span_bytes(n)));
+    received = flavour::Scratch(static_cast<std::size_t>(span_bytes(n)));
     const int parent = schedule::to_rank(node.parent, call.root, call.size);
     if (int e = PMPI_Recv(received.data(), span_bytes(n), MPI_BYTE, parent, kTagData, call.comm,
                           MPI_STATUS_IGNORE);

@@ -32,7 +32,7 @@ RootBlocks::RootBlocks(const ScatterCall& call, int first_vrank, int& error)
     data_ = contiguous_start(send_block_address(call, first_vrank), call.sendtype);
     return;
   }
-  staged_.resize(static_cast<std::size_t>(blocks) * block_);
+  staged_ = flavour::Scratch(static_cast<std::size_t>(blocks) * block_);
   for (int v = first_vrank; v < call.size; ++v) {
     const int rank = schedule::to_rank(v, call.root, call.size);
     const SendBytes bytes(send_block_address(call, rank), call.sendcount, call.sendtype, call.comm,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "flavour/flavour.hpp"
 #include "selector/calls.hpp"
 
 namespace collsel::scatter {
@@ -24,7 +25,7 @@ class RootBlocks {
   }
 
  private:
-  std::vector<std::byte> staged_;
+  flavour::Scratch staged_;
   const std::byte* data_ = nullptr;
   std::uint64_t block_ = 0;
   int first_ = 0;

@@ -2,8 +2,8 @@
 // keeps the first block of what it receives and forwards the rest to v+1.
 // Cost (seed 001 Table 2): sum_{j=1}^{P-1} g(j m) + (P-1) L.
 // Works for any P, root, count (0 included), datatype, and MPI_IN_PLACE at the root.
-#include <vector>
 
+#include "flavour/flavour.hpp"
 #include "selector/byte_view.hpp"
 #include "selector/scatter/algorithms.hpp"
 #include "selector/scatter/blocks.hpp"
@@ -36,7 +36,7 @@ int chain(const ScatterCall& call, const AlgoParams&) {
   }
 
   const int previous = schedule::to_rank(vrank - 1, call.root, call.size);
-  std::vector<std::byte> received(static_cast<std::size_t>(bytes_from(vrank)));
+  flavour::Scratch received(static_cast<std::size_t>(bytes_from(vrank)));
   if (int e = PMPI_Recv(received.data(), bytes_from(vrank), MPI_BYTE, previous, kTagData,
                         call.comm, MPI_STATUS_IGNORE);
       e != MPI_SUCCESS) {
