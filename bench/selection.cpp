@@ -9,10 +9,16 @@
 // decide() run directly. Native and fixed variants bypass the shim (PMPI and the registry's run
 // functions on a private communicator), so all three see the same buffers and the same network.
 //
-// Every variant's result is checked against the pattern the root sent, once per size.
+// Every variant's result is checked against the pattern the root sent, once per size (except where
+// the payloads are SMPI shared memory, flavour/flavour.hpp: the `checked` column says).
+//
+// Built for SMPI (tools/simcluster, docs/SIMULATION.md), --all-natives adds SMPI's selectors of
+// MPICH and Open MPI and each of its own algorithms, and --also-default-model the choice the
+// embedded default model would make, run directly (the shim runs with one model per run).
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +32,7 @@
 
 #include "calibrate/compare.hpp"
 #include "conf/embedded.hpp"
+#include "flavour/flavour.hpp"
 #include "models/model_file.hpp"
 #include "selector/decide.hpp"
 
@@ -43,17 +50,29 @@ struct Options {
   std::string csv = "selection.csv";
   std::string model;  // empty: COLLSEL_MODEL, else the embedded default
   std::string label;  // free text copied into every row (e.g. the profile)
+  std::vector<std::string> natives;
+  bool native = true;
+  bool collsel = true;
+  bool also_default_model = false;
+  bool trace = false;
+  bool list_natives = false;
 };
 
 void write_rows(std::FILE* csv, const std::string& label,
                 const collsel::calibrate::PointResult& p) {
   for (const auto& v : p.variants) {
     const auto s = collsel::calibrate::summarise(v.samples);
-    std::fprintf(csv, "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d\n",
+    std::fprintf(csv,
+                 "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%s,%d,%d,%d,%d,"
+                 "%s,%d,%.3f\n",
                  label.c_str(), std::string(collsel::collective_name(p.coll)).c_str(),
                  p.comm_size, static_cast<unsigned long long>(p.bytes), v.name.c_str(),
                  v.algorithm.c_str(), static_cast<unsigned long long>(v.params.segment_bytes),
-                 v.predicted_s, s.median, s.p25, s.p75, s.min, s.max, p.reps, v.params.window);
+                 v.predicted_s, v.failed ? NAN : s.median, v.failed ? NAN : s.p25,
+                 v.failed ? NAN : s.p75, v.failed ? NAN : s.min, v.failed ? NAN : s.max, p.reps,
+                 v.params.window, std::string(collsel::calibrate::variant_kind_name(v.kind)).c_str(),
+                 p.checked ? 1 : 0, p.nodes, v.failed ? 1 : 0, v.simulated ? 1 : 0,
+                 std::string(collsel::flavour::name()).c_str(), v.correct ? 1 : 0, v.wall_s);
   }
   std::fflush(csv);
 }
@@ -94,12 +113,43 @@ int main(int argc, char** argv) {
                  "model file for predictions (default: COLLSEL_MODEL, else the embedded default)");
   app.add_option("--label", opt.label, "copied into the first column of every row")
       ->check([](const std::string& s) { return s.find('"') == std::string::npos ? "" : "no double quotes"; });
+  app.add_option("--natives", opt.natives,
+                 "also these native routines of the MPI library besides its own choice, by name, "
+                 "or \"all\" (SMPI: its MPICH and Open MPI selectors \"smpi:mpich\", "
+                 "\"smpi:ompi\", and each of its algorithms, \"smpi:binomial_tree\"...)")
+      ->delimiter(',');
+  app.add_flag("!--no-native", opt.native, "leave out the library's own choice (\"native\")");
+  app.add_flag("!--no-collsel", opt.collsel,
+               "leave out collsel's algorithms and choices: only the native routines");
+  app.add_flag("--also-default-model", opt.also_default_model,
+               "with --model: also the embedded default model's choice (\"auto:default\"), run "
+               "directly");
+  app.add_flag("--trace", opt.trace, "rank 0 names every call before it starts");
+  app.add_flag("--list-natives", opt.list_natives,
+               "print the native routines of each collective (\"COLL NAME KIND\") and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
     MPI_Finalize();
     return code;
+  }
+  if (opt.list_natives) {
+    if (rank == 0) {
+      const auto print = [](const char* coll, auto natives) {
+        for (const auto& n : natives) {
+          std::printf("%s %.*s %s\n", coll, static_cast<int>(n.name.size()), n.name.data(),
+                      n.kind == collsel::flavour::NativeKind::library    ? "library"
+                      : n.kind == collsel::flavour::NativeKind::selector ? "selector"
+                                                                         : "algorithm");
+        }
+      };
+      print("bcast", collsel::flavour::bcast_natives());
+      print("scatter", collsel::flavour::scatter_natives());
+      print("alltoall", collsel::flavour::alltoall_natives());
+    }
+    MPI_Finalize();
+    return 0;
   }
   if (opt.model.empty()) {
     if (const char* env = std::getenv("COLLSEL_MODEL")) opt.model = env;
@@ -126,7 +176,8 @@ int main(int argc, char** argv) {
     if (std::ftell(csv) == 0) {
       std::fprintf(csv,
                    "label,coll,P,bytes,variant,algorithm,segment_bytes,predicted_s,median_s,"
-                   "p25_s,p75_s,min_s,max_s,reps,window\n");
+                   "p25_s,p75_s,min_s,max_s,reps,window,kind,checked,nodes,failed,simulated,"
+                   "flavour,correct,wall_s\n");
     }
   }
   bool ok = true;
@@ -141,6 +192,15 @@ int main(int argc, char** argv) {
     co.min_reps = opt.min_reps;
     co.max_reps = opt.max_reps;
     co.budget_s = opt.budget_s;
+    co.natives = opt.natives;
+    co.native = opt.native;
+    co.fixed = co.automatic = opt.collsel;
+    co.trace = opt.trace;
+    std::optional<collsel::models::ModelFile> embedded;
+    if (opt.collsel && opt.also_default_model && !opt.model.empty()) {
+      embedded = load_model("", rank);
+      if (embedded) co.choices.push_back({"auto:default", {nullptr, &*embedded}});
+    }
     std::vector<std::uint64_t> sizes = opt.sizes;
     std::sort(sizes.begin(), sizes.end());
     for (const std::string& name : opt.colls) {
@@ -150,8 +210,11 @@ int main(int argc, char** argv) {
         ok = ok && point.correct;
         if (rank != 0) continue;
         write_rows(csv, opt.label, point);
-        const std::string ran = point.variants.back().algorithm;
-        if (comparer.shim_loaded() && ran != point.model_choice) {
+        const auto automatic =
+            std::find_if(point.variants.begin(), point.variants.end(),
+                         [](const auto& v) { return v.kind == collsel::calibrate::VariantKind::automatic; });
+        const std::string ran = automatic == point.variants.end() ? "" : automatic->algorithm;
+        if (comparer.shim_loaded() && !ran.empty() && ran != point.model_choice) {
           std::fprintf(stderr,
                        "selection: note: the shim ran %s where this benchmark's model picks %s "
                        "(different model or config?)\n",

@@ -3,8 +3,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 
+#include "flavour/flavour.hpp"
+#include "selector/node_placement.hpp"
 #include "selector/registry.hpp"
 
 namespace collsel::calibrate {
@@ -21,6 +26,22 @@ Summary summarise(std::vector<double> v) {
   return {at(0.5), at(0.25), at(0.75), v.front(), v.back()};
 }
 
+std::string_view variant_kind_name(VariantKind kind) {
+  switch (kind) {
+    case VariantKind::native:
+      return "native";
+    case VariantKind::library:
+      return "library";
+    case VariantKind::fixed:
+      return "fixed";
+    case VariantKind::automatic:
+      return "auto";
+    case VariantKind::choice:
+      return "choice";
+  }
+  return "?";
+}
+
 namespace {
 
 // The shim's C API, looked up at run time so the measurement also runs without the shim.
@@ -30,116 +51,180 @@ std::uint8_t pattern(std::uint64_t i, int salt) {
   return static_cast<std::uint8_t>((i * 131 + static_cast<std::uint64_t>(salt) * 17 + 7) & 0xff);
 }
 
+bool wanted(const std::vector<std::string>& natives, std::string_view name) {
+  return std::find_if(natives.begin(), natives.end(), [&](const std::string& n) {
+           return n == "all" || n == name;
+         }) != natives.end();
+}
+
+// The flavour's natives of `coll`, as (name, kind) in list order.
+template <class Fn>
+void list_natives(std::span<const flavour::Native<Fn>> natives, std::vector<VariantResult>& out,
+                  std::vector<int>& index, const CompareOptions& o) {
+  for (std::size_t i = 0; i < natives.size(); ++i) {
+    const bool library_choice = natives[i].kind == flavour::NativeKind::library;
+    if (library_choice ? !o.native : !wanted(o.natives, natives[i].name)) {
+      continue;
+    }
+    const std::string name(natives[i].name);
+    out.push_back({name, library_choice ? VariantKind::native : VariantKind::library, name, {},
+                   NAN, false, false, true, 0.0, {}});
+    index.push_back(static_cast<int>(i));
+  }
+}
+
 }  // namespace
 
 struct Comparer::Impl {
   MPI_Comm comm = MPI_COMM_NULL;  // the user's (world)
   MPI_Comm priv = MPI_COMM_NULL;  // our duplicate, for the algorithms run directly
+  // A fresh duplicate for every call of a native routine, freed at the end of the point: some of
+  // SMPI's algorithms return with messages still in flight or receive from any source, and on a
+  // shared communicator their leftovers were taken by the next call (MPI_ERR_TRUNCATE).
+  std::vector<MPI_Comm> native_comms;
   const ModelSet& models;
   const Policy& policy;
   int rank = 0;
   int size = 1;
+  models::contention::Placement placement;
   LastAlgorithmFn last_algorithm = nullptr;
-  std::vector<std::uint8_t> buf;
-  std::vector<std::uint8_t> send;
+  flavour::Scratch buf;
+  flavour::Scratch send;
 
   Impl(MPI_Comm c, const ModelSet& m, const Policy& p) : comm(c), models(m), policy(p) {
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_dup(comm, &priv);
+    placement = gather_node_placement(comm);
     last_algorithm = reinterpret_cast<LastAlgorithmFn>(dlsym(RTLD_DEFAULT, "collsel_last_algorithm"));
   }
-  ~Impl() { PMPI_Comm_free(&priv); }
+  ~Impl() {
+    PMPI_Comm_free(&priv);
+    free_native_comms();
+  }
+
+  void free_native_comms() {
+    for (MPI_Comm& c : native_comms) PMPI_Comm_free(&c);
+    native_comms.clear();
+  }
 
   // Alltoall: the byte i of the block from rank `src` to rank `dst`.
   std::uint8_t exchanged(std::uint64_t i, int src, int dst) const {
     return pattern(i, src * size + dst + 2);
   }
 
-  void fill(Collective coll, std::uint64_t bytes) {
+  // Allocates the buffers; fills them with the pattern unless buffers of this call may be shared
+  // memory (their contents then mean nothing, and writing them would only cost time). Returns
+  // whether the result can be checked.
+  bool fill(Collective coll, std::uint64_t bytes) {
     const auto n = static_cast<std::uint64_t>(size);
+    const std::uint64_t recv_bytes = coll == Collective::alltoall ? bytes * n : bytes;
+    const std::uint64_t send_bytes =
+        coll == Collective::alltoall ? bytes * n
+        : coll == Collective::scatter && rank == 0 ? bytes * n
+                                                   : 0;
+    buf = flavour::Scratch(recv_bytes);
+    send = flavour::Scratch(send_bytes);
+    // No algorithm holds more than P blocks at once: below that, nothing is shared.
+    if (flavour::payload_shared(bytes * n)) return false;
+    auto* out = reinterpret_cast<std::uint8_t*>(send.data());
+    auto* in = reinterpret_cast<std::uint8_t*>(buf.data());
     if (coll == Collective::alltoall) {
-      send.assign(bytes * n, 0);
       for (std::uint64_t d = 0; d < n; ++d) {
         for (std::uint64_t i = 0; i < bytes; ++i) {
-          send[d * bytes + i] = exchanged(i, rank, static_cast<int>(d));
+          out[d * bytes + i] = exchanged(i, rank, static_cast<int>(d));
         }
       }
-      buf.assign(bytes * n, 0);
     } else if (coll == Collective::bcast) {
-      buf.assign(bytes, 0);
       if (rank == 0) {
-        for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = pattern(i, 1);
+        for (std::uint64_t i = 0; i < bytes; ++i) in[i] = pattern(i, 1);
       }
     } else {
-      send.assign(rank == 0 ? bytes * static_cast<std::uint64_t>(size) : 0, 0);
-      for (std::uint64_t i = 0; i < send.size(); ++i) send[i] = pattern(i, 1);
-      buf.assign(bytes, 0);
+      for (std::uint64_t i = 0; i < send.size(); ++i) out[i] = pattern(i, 1);
     }
+    return true;
   }
 
   bool check(Collective coll, std::uint64_t bytes) const {
+    const auto* in = reinterpret_cast<const std::uint8_t*>(buf.data());
     const std::uint64_t offset =
         coll == Collective::bcast ? 0 : bytes * static_cast<std::uint64_t>(rank);
     int bad = 0;
     if (coll == Collective::alltoall) {
       for (std::uint64_t s = 0; s < static_cast<std::uint64_t>(size) && !bad; ++s) {
         for (std::uint64_t i = 0; i < bytes && !bad; ++i) {
-          bad = buf[s * bytes + i] != exchanged(i, static_cast<int>(s), rank);
+          bad = in[s * bytes + i] != exchanged(i, static_cast<int>(s), rank);
         }
       }
     } else {
-      for (std::uint64_t i = 0; i < bytes && !bad; ++i) bad = buf[i] != pattern(offset + i, 1);
+      for (std::uint64_t i = 0; i < bytes && !bad; ++i) bad = in[i] != pattern(offset + i, 1);
     }
     int any = 0;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
     return any == 0;
   }
 
-  // One call, timed on every rank; the call's time is the slowest rank's.
-  double timed(Collective coll, const VariantResult& v, int index, std::string* ran) {
+  // One call of variant `v` (`index`: its registry row, or its flavour native).
+  int call(Collective coll, const VariantResult& v, int index, MPI_Comm native_comm) {
     const std::size_t blocks = coll == Collective::alltoall ? static_cast<std::size_t>(size) : 1;
     const int count = static_cast<int>(buf.size() / blocks);
-    PMPI_Barrier(comm);
-    const double t0 = PMPI_Wtime();
-    const bool native = v.kind == VariantKind::native ||
-                        (v.kind == VariantKind::automatic && !last_algorithm && index < 0);
-    const bool through_shim = v.kind == VariantKind::automatic && last_algorithm;
+    void* in = buf.data();
+    const void* out = send.data();
+    const bool automatic = v.kind == VariantKind::automatic;
+    const bool native = v.kind == VariantKind::native || v.kind == VariantKind::library ||
+                        ((automatic || v.kind == VariantKind::choice) && index < 0 &&
+                         !(automatic && last_algorithm));
+    const bool through_shim = automatic && last_algorithm;
+    const auto at = static_cast<std::size_t>(std::max(index, 0));
+    // A choice that fell to the native rung runs the library's routine on the user's communicator.
+    if (native_comm == MPI_COMM_NULL) native_comm = comm;
     if (coll == Collective::bcast) {
+      if (through_shim) return MPI_Bcast(in, count, MPI_BYTE, 0, comm);
       if (native) {
-        PMPI_Bcast(buf.data(), count, MPI_BYTE, 0, comm);
-      } else if (through_shim) {
-        MPI_Bcast(buf.data(), count, MPI_BYTE, 0, comm);
-      } else {
-        const BcastCall call{buf.data(), count, MPI_BYTE, 0, priv, rank, size};
-        bcast_registry()[static_cast<std::size_t>(index)].run(call, v.params);
+        return flavour::bcast_natives()[at].run(in, count, MPI_BYTE, 0, native_comm);
       }
-    } else if (coll == Collective::alltoall) {
-      if (native) {
-        PMPI_Alltoall(send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, comm);
-      } else if (through_shim) {
-        MPI_Alltoall(send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, comm);
-      } else {
-        const AlltoallCall call{send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE,
-                                priv, rank, size};
-        alltoall_registry()[static_cast<std::size_t>(index)].run(call, v.params);
-      }
-    } else {
-      if (native) {
-        PMPI_Scatter(send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, 0, comm);
-      } else if (through_shim) {
-        MPI_Scatter(send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, 0, comm);
-      } else {
-        const ScatterCall call{send.data(), count, MPI_BYTE, buf.data(), count, MPI_BYTE, 0,
-                               priv, rank, size};
-        scatter_registry()[static_cast<std::size_t>(index)].run(call, v.params);
-      }
+      return bcast_registry()[at].run({in, count, MPI_BYTE, 0, priv, rank, size}, v.params);
     }
-    double t = PMPI_Wtime() - t0;
-    if (through_shim && ran != nullptr) *ran = last_algorithm();
-    double slowest = 0;
-    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return slowest;
+    if (coll == Collective::alltoall) {
+      if (through_shim) return MPI_Alltoall(out, count, MPI_BYTE, in, count, MPI_BYTE, comm);
+      if (native) {
+        return flavour::alltoall_natives()[at].run(out, count, MPI_BYTE, in, count, MPI_BYTE,
+                                                   native_comm);
+      }
+      return alltoall_registry()[at].run({out, count, MPI_BYTE, in, count, MPI_BYTE, priv, rank,
+                                          size},
+                                         v.params);
+    }
+    if (through_shim) return MPI_Scatter(out, count, MPI_BYTE, in, count, MPI_BYTE, 0, comm);
+    if (native) {
+      return flavour::scatter_natives()[at].run(out, count, MPI_BYTE, in, count, MPI_BYTE, 0,
+                                                native_comm);
+    }
+    return scatter_registry()[at].run({out, count, MPI_BYTE, in, count, MPI_BYTE, 0, priv, rank,
+                                       size},
+                                      v.params);
+  }
+
+  // One call, timed on every rank; the call's time is the slowest rank's. Sets v.failed when the
+  // routine returned an error on any rank.
+  double timed(Collective coll, VariantResult& v, int index, bool trace) {
+    if (trace && rank == 0) std::fprintf(stderr, "compare: %s\n", v.name.c_str());
+    MPI_Comm fresh = MPI_COMM_NULL;
+    if (v.kind == VariantKind::native || v.kind == VariantKind::library) {
+      PMPI_Comm_dup(comm, &fresh);
+      native_comms.push_back(fresh);
+    }
+    PMPI_Barrier(comm);
+    const auto wall = std::chrono::steady_clock::now();
+    const double t0 = PMPI_Wtime();
+    const int rc = call(coll, v, index, fresh);
+    v.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    // {time, failed}, reduced together: one collective per call besides the barrier.
+    std::array<double, 2> local{PMPI_Wtime() - t0, rc == MPI_SUCCESS ? 0.0 : 1.0}, slowest{};
+    if (v.kind == VariantKind::automatic && last_algorithm) v.algorithm = last_algorithm();
+    PMPI_Allreduce(local.data(), slowest.data(), 2, MPI_DOUBLE, MPI_MAX, comm);
+    v.failed = v.failed || slowest[1] > 0;
+    return slowest[0];
   }
 };
 
@@ -152,36 +237,51 @@ bool Comparer::shim_loaded() const { return impl_->last_algorithm != nullptr; }
 PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOptions& o) {
   Impl& im = *impl_;
   const CallShape shape{coll, im.size, bytes, 0};
-  const Decision d = decide(shape, im.models, im.policy);
+  const Decision d = decide(shape, im.models, im.policy, &im.placement);
   PointResult out;
   out.coll = coll;
   out.comm_size = im.size;
+  out.nodes = im.placement.nodes();
   out.bytes = bytes;
   out.model_choice = std::string(d.algorithm());
-  std::vector<int> index;  // registry index per variant, -1 for native
-  if (o.native) {
-    out.variants.push_back({"native", VariantKind::native, "native", {}, NAN, {}});
-    index.push_back(-1);
+  std::vector<int> index;  // registry index per variant; the flavour native's for natives
+  if (coll == Collective::bcast) {
+    list_natives(flavour::bcast_natives(), out.variants, index, o);
+  } else if (coll == Collective::scatter) {
+    list_natives(flavour::scatter_natives(), out.variants, index, o);
+  } else {
+    list_natives(flavour::alltoall_natives(), out.variants, index, o);
   }
-  for (std::size_t i = 0; i < d.table.size(); ++i) {
+  for (std::size_t i = 0; o.fixed && i < d.table.size(); ++i) {
     if (d.table[i].not_applicable) continue;
     const std::string name(d.table[i].name);
-    out.variants.push_back(
-        {name, VariantKind::fixed, name, d.table[i].params, d.table[i].predicted_s, {}});
+    out.variants.push_back({name, VariantKind::fixed, name, d.table[i].params,
+                            d.table[i].predicted_s, d.table[i].simulated, false, true, 0.0, {}});
     index.push_back(static_cast<int>(i));
   }
   if (o.automatic) {
     out.variants.push_back({"auto", VariantKind::automatic, out.model_choice, d.params(),
-                            d.predicted_s(), {}});
+                            d.predicted_s(), d.simulated(), false, true, 0.0, {}});
     index.push_back(d.winner);
+  }
+  for (const ExtraChoice& extra : o.choices) {
+    const Decision e = decide(shape, extra.models, im.policy, &im.placement);
+    out.variants.push_back({extra.name, VariantKind::choice, std::string(e.algorithm()),
+                            e.params(), e.predicted_s(), e.simulated(), false, true, 0.0, {}});
+    index.push_back(e.winner);
   }
 
   // Warm-up round: checks every variant's result and sizes the repetitions to the budget.
   double round_s = 0;
   for (std::size_t i = 0; i < out.variants.size(); ++i) {
-    im.fill(coll, bytes);
-    round_s += im.timed(coll, out.variants[i], index[i], &out.variants[i].algorithm);
-    out.correct = im.check(coll, bytes) && out.correct;
+    const bool checkable = im.fill(coll, bytes);
+    out.checked = out.checked && checkable;
+    round_s += im.timed(coll, out.variants[i], index[i], o.trace);
+    VariantResult& v = out.variants[i];
+    if (checkable && !v.failed) {
+      v.correct = im.check(coll, bytes);
+      if (v.kind != VariantKind::library) out.correct = out.correct && v.correct;
+    }
   }
   int reps = o.max_reps;
   if (round_s > 0) {
@@ -193,10 +293,13 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
     // Rotate the order each repetition, so no variant always follows the same one.
     for (std::size_t k = 0; k < out.variants.size(); ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(r)) % out.variants.size();
-      out.variants[i].samples.push_back(
-          im.timed(coll, out.variants[i], index[i], &out.variants[i].algorithm));
+      VariantResult& v = out.variants[i];
+      if (v.failed) continue;  // every rank knows (reduced), so all skip it alike
+      const double t = im.timed(coll, v, index[i], o.trace);
+      if (!v.failed) v.samples.push_back(t);
     }
   }
+  im.free_native_comms();
   return out;
 }
 

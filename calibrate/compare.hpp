@@ -17,37 +17,67 @@
 
 namespace collsel::calibrate {
 
-enum class VariantKind { native, fixed, automatic };
+enum class VariantKind {
+  native,     // the MPI library's own collective (PMPI_*)
+  library,    // another of the library's routines (flavour natives: SMPI's selectors, algorithms)
+  fixed,      // one registered collsel algorithm, forced
+  automatic,  // collsel's choice: the shim's call when it is loaded, else decide() run directly
+  choice      // decide() with another model set (CompareOptions::choices), run directly
+};
+// "native", "library", "fixed", "auto", "choice" (the CSV's `kind` column)
+std::string_view variant_kind_name(VariantKind kind);
 
 struct VariantResult {
-  std::string name;       // "native", an algorithm name, or "auto"
+  std::string name;       // "native", a flavour native ("smpi:ompi"), an algorithm, "auto", ...
   VariantKind kind = VariantKind::fixed;
-  std::string algorithm;  // what ran: for "auto", the chosen algorithm (or "native")
+  std::string algorithm;  // what ran: for "auto" and choices, the chosen algorithm (or "native")
   AlgoParams params;
-  double predicted_s = 0.0;     // NaN for native
+  double predicted_s = 0.0;     // NaN for native routines
+  bool simulated = false;       // the prediction came from simulating the schedule
+  bool failed = false;          // the routine returned an error on some rank (no samples)
+  bool correct = true;          // delivered what was sent (when the point is checked)
+  double wall_s = 0.0;          // this process's wall-clock seconds in the variant's calls (the
+                                // simulation's cost, under SMPI)
   std::vector<double> samples;  // seconds per call, the slowest rank's; rank 0 only
 };
 
 struct PointResult {
   Collective coll = Collective::bcast;
   int comm_size = 1;
+  int nodes = 1;            // distinct processor names among the ranks
   std::uint64_t bytes = 0;  // Bcast: the message; Scatter and Alltoall: one block
   int reps = 0;
-  bool correct = true;  // every variant delivered what the root sent
+  bool checked = true;  // false when the payloads are shared memory (flavour::payload_shared)
+  // Every variant delivered what was sent (when checked), the flavour's other natives aside:
+  // their results are each variant's `correct` (SMPI has algorithms that are wrong when called
+  // outside their own selector).
+  bool correct = true;
   std::string model_choice;  // decide()'s winner for this shape
   std::vector<VariantResult> variants;
 };
 
+// A decision with another model set, measured as its own variant.
+struct ExtraChoice {
+  std::string name;  // the variant's name, e.g. "auto:default"
+  ModelSet models;
+};
+
 struct CompareOptions {
-  bool native = true;     // include the MPI library's own collective
-  bool automatic = true;  // include collsel's choice (the shim's call when it is preloaded)
+  bool native = true;       // include the MPI library's own collective
+  // The flavour's other natives to include, by name ("all": every one); none by default.
+  std::vector<std::string> natives;
+  bool fixed = true;      // include every applicable registered algorithm, forced
+  bool automatic = true;  // include collsel's choice (the shim's call when it is loaded)
+  std::vector<ExtraChoice> choices;
+  bool trace = false;  // rank 0 names every call before it starts (finding a routine that hangs)
   int min_reps = 3;
   int max_reps = 9;
   double budget_s = 20.0;  // per point: repetitions are cut to fit, never below min_reps
 };
 
 // Collective over `comm` (MPI_COMM_WORLD in practice). Owns a private duplicate for the
-// algorithms it runs directly.
+// algorithms it runs directly, and the ranks' placement on nodes (gathered once), which decide()
+// uses as the shim does.
 class Comparer {
  public:
   Comparer(MPI_Comm comm, const ModelSet& models, const Policy& policy);

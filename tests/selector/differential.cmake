@@ -1,8 +1,8 @@
 # The differential test matrix, generated from the registry (STYLE.md 8.9 #32): one CTest test
 # per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed. The list of algorithms is
 # produced at build time by list_algorithms and expanded into tests when CTest runs.
-add_executable(differential differential.cpp)
-target_link_libraries(differential PRIVATE PkgConfig::MPICH)
+collsel_add_mpi_program(differential differential.cpp)
+target_link_libraries(differential PRIVATE collsel_mpi)
 
 add_executable(list_algorithms list_algorithms.cpp)
 target_link_libraries(list_algorithms PRIVATE collsel_selector)

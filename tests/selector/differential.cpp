@@ -12,7 +12,9 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -152,6 +154,7 @@ struct Context {
   Failure failure;
   long calls = 0;
   std::string only_family;  // optional third argument, for debugging one family
+  int max_roots = 0;        // --roots=N: at most N roots per communicator, spread; 0: every root
 
   void check_algorithm(const std::string& where) {
     const char* ran = last();
@@ -344,6 +347,27 @@ void alltoall_case(Context& cx, MPI_Comm comm, const std::string& comm_name, con
                       {&recv_layout, &send_layout});
 }
 
+// Every root, or at most `most` of them: the first, the second, the middle and the last first (a
+// root's vrank order differs from rank order in each), then evenly spread.
+std::vector<int> roots(int size, int most) {
+  std::vector<int> out;
+  if (most <= 0 || most >= size) {
+    for (int r = 0; r < size; ++r) out.push_back(r);
+    return out;
+  }
+  for (int r : {0, 1, size / 2, size - 1}) {
+    if (static_cast<int>(out.size()) < most &&
+        std::find(out.begin(), out.end(), r) == out.end()) {
+      out.push_back(r);
+    }
+  }
+  for (int k = 1; static_cast<int>(out.size()) < most; ++k) {
+    const int r = static_cast<int>(static_cast<long>(k) * size / most);
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  }
+  return out;
+}
+
 void run_comm(Context& cx, MPI_Comm comm, const std::string& comm_name) {
   int size;
   MPI_Comm_size(comm, &size);
@@ -363,7 +387,7 @@ void run_comm(Context& cx, MPI_Comm comm, const std::string& comm_name) {
       continue;
     }
     for (int units : unit_counts) {
-      for (int root = 0; root < size; ++root) {
+      for (int root : roots(size, cx.max_roots)) {
         if (cx.coll == "bcast") {
           bcast_case(cx, comm, comm_name, family, units, root);
         } else {
@@ -381,17 +405,27 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   Context cx;
   MPI_Comm_rank(MPI_COMM_WORLD, &cx.world_rank);
-  if (argc != 3 && argc != 4) {
+  // Options first (--roots=N), then the positional arguments.
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--roots=", 0) == 0) {
+      cx.max_roots = std::atoi(a.c_str() + 8);
+    } else {
+      args.push_back(a);
+    }
+  }
+  if (args.size() != 2 && args.size() != 3) {
     if (cx.world_rank == 0) {
-      std::fprintf(stderr,
-                   "usage: differential bcast|scatter|alltoall ALGORITHM [DATATYPE_FAMILY]\n");
+      std::fprintf(stderr, "usage: differential [--roots=N] bcast|scatter|alltoall ALGORITHM "
+                           "[DATATYPE_FAMILY]\n");
     }
     MPI_Finalize();
     return 2;
   }
-  cx.coll = argv[1];
-  cx.expected_algorithm = argv[2];
-  if (argc == 4) cx.only_family = argv[3];
+  cx.coll = args[0];
+  cx.expected_algorithm = args[1];
+  if (args.size() == 3) cx.only_family = args[2];
   cx.last = reinterpret_cast<LastAlgorithm>(dlsym(RTLD_DEFAULT, "collsel_last_algorithm"));
   int ok = cx.last != nullptr;
   if (!ok) std::fprintf(stderr, "differential: libcollsel.so is not preloaded\n");
@@ -410,7 +444,8 @@ int main(int argc, char** argv) {
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (cx.world_rank == 0) {
-    std::printf("differential %s %s: %ld calls per rank, %s\n", argv[1], argv[2], cx.calls,
+    std::printf("differential %s %s: %ld calls per rank, %s\n", cx.coll.c_str(),
+                cx.expected_algorithm.c_str(), cx.calls,
                 all_ok ? "all identical to native" : "FAILED");
   }
   MPI_Finalize();
