@@ -174,7 +174,7 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
                  "--model", model]
     if group == "collsel":
         shim = ["--model", model]
-        selection += ["--also-default-model"]
+        selection += ["--also-default-model", "--also-closed-form"]
     else:
         shim = ["--native"]
         selection += ["--no-native", "--no-collsel", "--natives", group]

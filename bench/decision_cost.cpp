@@ -2,6 +2,10 @@
 // a full decide() over the registry (a miss). Runs as a singleton MPI process (the cache lives in
 // a CommContext, which duplicates a communicator).
 //   build/bench/decision_cost [ITERATIONS]
+// With a model file, the cost of one decide() at scale instead: per P (16 to 1024), ranks per
+// node (1: closed forms; 8: schedules simulated on the placement when the model has a
+// [contention] section) and call shape, the median over repetitions.
+//   build/bench/decision_cost --scale MODEL
 #include <mpi.h>
 
 #include <algorithm>
@@ -9,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "conf/embedded.hpp"
@@ -31,10 +37,60 @@ double median_ns_per_op(int iterations, F f) {
   return batches[batches.size() / 2];
 }
 
+double median_s(int repetitions, const collsel::CallShape& shape,
+                const collsel::ModelSet& models, const collsel::models::contention::Placement* p) {
+  std::vector<double> t;
+  for (int r = 0; r < repetitions; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    volatile const void* sink = collsel::decide(shape, models, {}, p).table.data();
+    (void)sink;
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int scale(const char* path) {
+  const auto load = collsel::models::load_model_file(path);
+  if (!load.model) {
+    for (const auto& d : load.diagnostics) std::fprintf(stderr, "%s\n", d.format().c_str());
+    return 2;
+  }
+  const collsel::ModelSet models{&*load.model, nullptr};
+  std::printf("P,ranks_per_node,coll,bytes,decide_s,simulated\n");
+  for (int P : {16, 48, 64, 100, 256, 1024}) {
+    for (int per_node : {1, 8}) {
+      const auto placement = collsel::models::contention::make_placement(
+          collsel::models::contention::PlacementKind::filled, P, per_node);
+      for (const auto& [coll, bytes] : {std::pair{collsel::Collective::bcast, 16ull},
+                                        {collsel::Collective::bcast, 1ull << 20},
+                                        {collsel::Collective::scatter, 16ull << 10},
+                                        {collsel::Collective::alltoall, 1ull << 10}}) {
+        const collsel::CallShape shape{coll, P, bytes, 0};
+        const bool simulated = collsel::decide(shape, models, {}, &placement).simulated();
+        // Fewer repetitions where one decision takes long (simulated schedules at large P).
+        const double once = median_s(1, shape, models, &placement);
+        const int reps = once > 0.05 ? 3 : once > 1e-3 ? 11 : 101;
+        std::printf("%d,%d,%s,%llu,%.6g,%d\n", P, per_node,
+                    std::string(collsel::collective_name(coll)).c_str(),
+                    static_cast<unsigned long long>(bytes),
+                    median_s(reps, shape, models, &placement), simulated ? 1 : 0);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  if (argc == 3 && std::string(argv[1]) == "--scale") {
+    const int rc = scale(argv[2]);
+    MPI_Finalize();
+    return rc;
+  }
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 100000;
   const auto model = collsel::models::parse_model(collsel::conf::embedded_default_model(),
                                                   collsel::conf::kEmbeddedModelName);

@@ -54,6 +54,7 @@ struct Options {
   bool native = true;
   bool collsel = true;
   bool also_default_model = false;
+  bool also_closed_form = false;
   bool trace = false;
   bool list_natives = false;
 };
@@ -64,7 +65,7 @@ void write_rows(std::FILE* csv, const std::string& label,
     const auto s = collsel::calibrate::summarise(v.samples);
     std::fprintf(csv,
                  "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%s,%d,%d,%d,%d,"
-                 "%s,%d,%.3f\n",
+                 "%s,%d,%.3f,%.9g\n",
                  label.c_str(), std::string(collsel::collective_name(p.coll)).c_str(),
                  p.comm_size, static_cast<unsigned long long>(p.bytes), v.name.c_str(),
                  v.algorithm.c_str(), static_cast<unsigned long long>(v.params.segment_bytes),
@@ -72,7 +73,8 @@ void write_rows(std::FILE* csv, const std::string& label,
                  v.failed ? NAN : s.p75, v.failed ? NAN : s.min, v.failed ? NAN : s.max, p.reps,
                  v.params.window, std::string(collsel::calibrate::variant_kind_name(v.kind)).c_str(),
                  p.checked ? 1 : 0, p.nodes, v.failed ? 1 : 0, v.simulated ? 1 : 0,
-                 std::string(collsel::flavour::name()).c_str(), v.correct ? 1 : 0, v.wall_s);
+                 std::string(collsel::flavour::name()).c_str(), v.correct ? 1 : 0, v.wall_s,
+                 v.warmup_s);
   }
   std::fflush(csv);
 }
@@ -124,6 +126,9 @@ int main(int argc, char** argv) {
   app.add_flag("--also-default-model", opt.also_default_model,
                "with --model: also the embedded default model's choice (\"auto:default\"), run "
                "directly");
+  app.add_flag("--also-closed-form", opt.also_closed_form,
+               "also the choice decide() makes without the ranks' placement (\"auto:closed-form\", "
+               "run directly): what simulating schedules on the placement changes");
   app.add_flag("--trace", opt.trace, "rank 0 names every call before it starts");
   app.add_flag("--list-natives", opt.list_natives,
                "print the native routines of each collective (\"COLL NAME KIND\") and exit");
@@ -177,7 +182,7 @@ int main(int argc, char** argv) {
       std::fprintf(csv,
                    "label,coll,P,bytes,variant,algorithm,segment_bytes,predicted_s,median_s,"
                    "p25_s,p75_s,min_s,max_s,reps,window,kind,checked,nodes,failed,simulated,"
-                   "flavour,correct,wall_s\n");
+                   "flavour,correct,wall_s,warmup_s\n");
     }
   }
   bool ok = true;
@@ -200,6 +205,11 @@ int main(int argc, char** argv) {
     if (opt.collsel && opt.also_default_model && !opt.model.empty()) {
       embedded = load_model("", rank);
       if (embedded) co.choices.push_back({"auto:default", {nullptr, &*embedded}});
+    }
+    // Where ranks share nodes and the model simulates schedules on the placement, what the
+    // closed forms alone would have chosen.
+    if (opt.collsel && opt.also_closed_form) {
+      co.choices.push_back({"auto:closed-form", models, false});
     }
     std::vector<std::uint64_t> sizes = opt.sizes;
     std::sort(sizes.begin(), sizes.end());

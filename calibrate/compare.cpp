@@ -68,7 +68,7 @@ void list_natives(std::span<const flavour::Native<Fn>> natives, std::vector<Vari
     }
     const std::string name(natives[i].name);
     out.push_back({name, library_choice ? VariantKind::native : VariantKind::library, name, {},
-                   NAN, false, false, true, 0.0, {}});
+                   NAN, false, false, true, 0.0, 0.0, {}});
     index.push_back(static_cast<int>(i));
   }
 }
@@ -256,18 +256,19 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
     if (d.table[i].not_applicable) continue;
     const std::string name(d.table[i].name);
     out.variants.push_back({name, VariantKind::fixed, name, d.table[i].params,
-                            d.table[i].predicted_s, d.table[i].simulated, false, true, 0.0, {}});
+                            d.table[i].predicted_s, d.table[i].simulated, false, true, 0.0, 0.0, {}});
     index.push_back(static_cast<int>(i));
   }
   if (o.automatic) {
     out.variants.push_back({"auto", VariantKind::automatic, out.model_choice, d.params(),
-                            d.predicted_s(), d.simulated(), false, true, 0.0, {}});
+                            d.predicted_s(), d.simulated(), false, true, 0.0, 0.0, {}});
     index.push_back(d.winner);
   }
   for (const ExtraChoice& extra : o.choices) {
-    const Decision e = decide(shape, extra.models, im.policy, &im.placement);
+    const Decision e =
+        decide(shape, extra.models, im.policy, extra.placement ? &im.placement : nullptr);
     out.variants.push_back({extra.name, VariantKind::choice, std::string(e.algorithm()),
-                            e.params(), e.predicted_s(), e.simulated(), false, true, 0.0, {}});
+                            e.params(), e.predicted_s(), e.simulated(), false, true, 0.0, 0.0, {}});
     index.push_back(e.winner);
   }
 
@@ -276,7 +277,9 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
   for (std::size_t i = 0; i < out.variants.size(); ++i) {
     const bool checkable = im.fill(coll, bytes);
     out.checked = out.checked && checkable;
-    round_s += im.timed(coll, out.variants[i], index[i], o.trace);
+    const double first = im.timed(coll, out.variants[i], index[i], o.trace);
+    out.variants[i].warmup_s = first;
+    round_s += first;
     VariantResult& v = out.variants[i];
     if (checkable && !v.failed) {
       v.correct = im.check(coll, bytes);

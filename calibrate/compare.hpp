@@ -38,6 +38,8 @@ struct VariantResult {
   bool correct = true;          // delivered what was sent (when the point is checked)
   double wall_s = 0.0;          // this process's wall-clock seconds in the variant's calls (the
                                 // simulation's cost, under SMPI)
+  double warmup_s = 0.0;        // the first call's time (the slowest rank's): for "auto", what the
+                                // shim's first call of a shape costs, set-up included
   std::vector<double> samples;  // seconds per call, the slowest rank's; rank 0 only
 };
 
@@ -60,6 +62,7 @@ struct PointResult {
 struct ExtraChoice {
   std::string name;  // the variant's name, e.g. "auto:default"
   ModelSet models;
+  bool placement = true;  // false: decide() without the placement (closed forms only)
 };
 
 struct CompareOptions {

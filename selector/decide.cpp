@@ -64,8 +64,15 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
                                      const AlgoParams& params, const Simulation& sim,
                                      bool* too_long = nullptr) {
   if (algorithm.schedule == nullptr) return std::nullopt;
-  // Every collective sends at least P - 1 messages: skip building hopeless schedules.
-  if (static_cast<std::size_t>(shape.comm_size) > kMaxSimulatedMessages + 1) {
+  // Every collective sends at least P - 1 messages, and an All-to-All at least P ceil(log2 P)
+  // (Bruck's, the fewest of any schedule): skip building hopeless schedules. At P = 1024 building
+  // the All-to-All schedules only to find them too long cost 0.2 s (docs/BENCHMARKS.md, "At
+  // scale").
+  const auto P = static_cast<std::size_t>(shape.comm_size);
+  std::size_t rounds = 0;
+  while ((std::size_t{1} << rounds) < P) ++rounds;
+  const std::size_t fewest = shape.coll == Collective::alltoall ? P * rounds : P - 1;
+  if (fewest > kMaxSimulatedMessages) {
     if (too_long != nullptr) *too_long = true;
     return std::nullopt;
   }
