@@ -205,7 +205,8 @@ struct Comparer::Impl {
                                       v.params);
   }
 
-  // One call, timed on every rank; the call's time is the slowest rank's. Sets v.failed when the
+  // One call, timed on every rank: from the first start to the last end where the ranks share a
+  // clock (flavour::global_clock), else the slowest rank's own duration. Sets v.failed when the
   // routine returned an error on any rank.
   double timed(Collective coll, VariantResult& v, int index, bool trace) {
     if (trace && rank == 0) std::fprintf(stderr, "compare: %s\n", v.name.c_str());
@@ -219,12 +220,16 @@ struct Comparer::Impl {
     const double t0 = PMPI_Wtime();
     const int rc = call(coll, v, index, fresh);
     v.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
-    // {time, failed}, reduced together: one collective per call besides the barrier.
-    std::array<double, 2> local{PMPI_Wtime() - t0, rc == MPI_SUCCESS ? 0.0 : 1.0}, slowest{};
+    const double t1 = PMPI_Wtime();
+    // {end, -start, failed} reduced with max together: one collective per call besides the
+    // barrier. With separate clocks the "end" is the duration and the start is not used.
+    const bool global = flavour::global_clock();
+    std::array<double, 3> local{global ? t1 : t1 - t0, -t0, rc == MPI_SUCCESS ? 0.0 : 1.0};
+    std::array<double, 3> most{};
     if (v.kind == VariantKind::automatic && last_algorithm) v.algorithm = last_algorithm();
-    PMPI_Allreduce(local.data(), slowest.data(), 2, MPI_DOUBLE, MPI_MAX, comm);
-    v.failed = v.failed || slowest[1] > 0;
-    return slowest[0];
+    PMPI_Allreduce(local.data(), most.data(), 3, MPI_DOUBLE, MPI_MAX, comm);
+    v.failed = v.failed || most[2] > 0;
+    return global ? most[0] + most[1] : most[0];
   }
 };
 

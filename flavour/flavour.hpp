@@ -15,6 +15,12 @@ namespace collsel::flavour {
 // "mpich" or "smpi": recorded in benchmark output so figures say where they were taken.
 std::string_view name();
 
+// True when MPI_Wtime is one clock for every rank: SMPI's simulated clock. A call then lasts from
+// the first rank's start to the last rank's end. With MPICH each rank's clock is its own, and a
+// call lasts the longest of the ranks' own durations, which misses the time a rank that left the
+// preceding barrier early spends before the others start (a flat Scatter's root sending, say).
+bool global_clock();
+
 // Lets other ranks run for `seconds` (>= 0): nanosleep with MPICH; under SMPI a simulated sleep
 // (smpi_nanosleep), since a real one would stop the whole simulation, every rank of which runs in
 // this one process, and would not advance the simulated clock.

@@ -14,6 +14,8 @@ std::string_view name() { return "mpich"; }
 
 bool payload_shared(std::size_t) { return false; }
 
+bool global_clock() { return false; }
+
 void busy_until(double t) {
   while (PMPI_Wtime() < t) {
   }

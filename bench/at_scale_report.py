@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+"""Tables and plots of the at-scale selection benchmark (bench/at_scale.py).
+
+  python3 bench/at_scale_report.py [--out DIR]
+
+Reads DIR/raw/*.csv (bench/selection's rows, one file per simulation), DIR/calibration.csv and
+DIR/decision_cost.csv; writes DIR/at-scale.md (the tables docs/BENCHMARKS.md quotes) and
+DIR/plots/*.svg (gnuplot). Every time is a simulated time (SimGrid SMPI, one deterministic
+repetition per point). Per point (platform, ranks per node, collective, P, size):
+
+  best fixed  the fastest collsel algorithm forced (correct, not failed)
+  auto        collsel's choice through the shim, with the platform's calibrated model
+  penalty     auto / best fixed - 1 (Pjesivac-Grbovic et al.'s metric)
+  vs mpich    auto / SMPI's MPICH selector; vs ompi likewise (< 1: collsel faster)
+  smpi best   the fastest of SMPI's own algorithms and selectors; "lacks" where it beats the
+              best collsel algorithm by more than 10 %
+  E_rel       (predicted - measured) / measured of each forced algorithm
+"""
+import argparse
+import csv
+import glob
+import math
+import os
+import shutil
+import statistics
+import subprocess
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+ROOT = os.path.dirname(HERE)
+PLATFORMS = ["fast-ethernet", "gige", "eth25-fattree", "ib-fattree"]
+COLLS = ["bcast", "scatter", "alltoall"]
+SELECTORS = ("smpi:mpich", "smpi:ompi")
+
+
+def human_bytes(n):
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
+
+
+def human_time(s):
+    if s is None or s != s:
+        return "n/a"
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e6:.1f} us"
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0 and v == v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def pct(x):
+    return "n/a" if x is None or x != x else f"{100 * x:.1f} %"
+
+
+def load(out):
+    """points[(platform, ppn, coll, P, bytes)] = {variant: row}"""
+    points = defaultdict(dict)
+    for path in sorted(glob.glob(os.path.join(out, "raw", "*.csv"))):
+        if os.path.getsize(path) == 0:
+            continue
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                platform, ppn = row["label"].split(",ppn=")
+                for key in ("predicted_s", "median_s", "warmup_s"):
+                    row[key] = float(row[key]) if row.get(key) not in (None, "") else float("nan")
+                usable = (row["failed"] == "0" and row.get("correct", "1") == "1"
+                          and row["median_s"] == row["median_s"])
+                row["usable"] = usable
+                key = (platform, int(ppn), row["coll"], int(row["P"]), int(row["bytes"]))
+                points[key][row["variant"]] = row
+    return points
+
+
+def usable_time(point, name):
+    row = point.get(name)
+    return row["median_s"] if row and row["usable"] else None
+
+
+def analyse(point):
+    fixed = {n: r["median_s"] for n, r in point.items() if r["kind"] == "fixed" and r["usable"]}
+    smpi = {n: r["median_s"] for n, r in point.items()
+            if r["kind"] == "library" and r["usable"]}
+    a = {"auto": usable_time(point, "auto"), "default": usable_time(point, "auto:default"),
+         "closed": usable_time(point, "auto:closed-form"),
+         "mpich": usable_time(point, "smpi:mpich"), "ompi": usable_time(point, "smpi:ompi")}
+    a["best_fixed"] = min(fixed.values()) if fixed else None
+    a["best_fixed_name"] = min(fixed, key=fixed.get) if fixed else None
+    a["smpi_best"] = min(smpi.values()) if smpi else None
+    a["smpi_best_name"] = min(smpi, key=smpi.get) if smpi else None
+    a["smpi_algorithms"] = len([n for n in smpi if n not in SELECTORS])
+    a["chosen"] = point["auto"]["algorithm"] if "auto" in point else None
+    a["closed_chosen"] = point["auto:closed-form"]["algorithm"] if "auto:closed-form" in point \
+        else None
+    a["simulated"] = point["auto"]["simulated"] == "1" if "auto" in point else False
+    return a
+
+
+def penalty_stats(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "no points", None
+    return (f"{len(values)} points: mean {pct(statistics.mean(values))}, median "
+            f"{pct(statistics.median(values))}, worst {pct(max(values))}", max(values))
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def section_penalty(points, lines):
+    lines.append("## collsel's penalty against its best algorithm\n")
+    lines.append("penalty = time(collsel's choice) / time(fastest collsel algorithm) - 1, over "
+                 "every P and size (goal: mean <= 2 %, worst <= 10 %). `default model`: the "
+                 "embedded default model's choice at the same points.\n")
+    lines.append("| collective | platform | ranks/node | calibrated model | default model |")
+    lines.append("|---|---|---|---|---|")
+    for coll in COLLS:
+        for platform in PLATFORMS:
+            for ppn in (1, 8):
+                keys = [k for k in points if k[:3] == (platform, ppn, coll)]
+                if not keys:
+                    continue
+                cal, dflt = [], []
+                for k in keys:
+                    a = analyse(points[k])
+                    if a["auto"] and a["best_fixed"]:
+                        cal.append(a["auto"] / a["best_fixed"] - 1)
+                    if a["default"] and a["best_fixed"]:
+                        dflt.append(a["default"] / a["best_fixed"] - 1)
+                lines.append(f"| {coll} | {platform} | {ppn} | {penalty_stats(cal)[0]} | "
+                             f"{penalty_stats(dflt)[0]} |")
+    lines.append("")
+
+
+def section_worst(points, lines, count=15):
+    lines.append("### The worst choices\n")
+    lines.append("| collective | platform | ranks/node | P | size | chose | fastest | penalty |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    rows = []
+    for k, point in points.items():
+        a = analyse(point)
+        if a["auto"] and a["best_fixed"]:
+            rows.append((a["auto"] / a["best_fixed"] - 1, k, a))
+    rows.sort(key=lambda r: -r[0])
+    for pen, (platform, ppn, coll, P, b), a in rows[:count]:
+        lines.append(f"| {coll} | {platform} | {ppn} | {P} | {human_bytes(b)} | {a['chosen']} | "
+                     f"{a['best_fixed_name']} | {pct(pen)} |")
+    lines.append("")
+
+
+def section_selectors(points, lines):
+    lines.append("## collsel against the libraries' own selectors\n")
+    lines.append("time(collsel's choice) / time(SMPI's reproduction of the selector): geometric "
+                 "mean, best and worst over every P and size; `slower` counts the points where "
+                 "collsel is more than 1 % slower (goal: none).\n")
+    lines.append("| collective | platform | ranks/node | vs MPICH: geomean (best .. worst), "
+                 "slower | vs Open MPI: geomean (best .. worst), slower |")
+    lines.append("|---|---|---|---|---|")
+    slower = []
+    for coll in COLLS:
+        for platform in PLATFORMS:
+            for ppn in (1, 8):
+                keys = sorted(k for k in points if k[:3] == (platform, ppn, coll))
+                if not keys:
+                    continue
+                cells = []
+                for sel in ("mpich", "ompi"):
+                    r = []
+                    for k in keys:
+                        a = analyse(points[k])
+                        x = ratio(a["auto"], a[sel])
+                        if x is None:
+                            continue
+                        r.append(x)
+                        if x > 1.01:
+                            slower.append((sel, k, x, a))
+                    n_slow = sum(1 for x in r if x > 1.01)
+                    cells.append(f"{geomean(r):.3f} ({min(r):.3f} .. {max(r):.3f}), "
+                                 f"{n_slow} of {len(r)}" if r else "no points")
+                lines.append(f"| {coll} | {platform} | {ppn} | {cells[0]} | {cells[1]} |")
+    lines.append("")
+    lines.append(f"### Every point where collsel is slower than a selector ({len(slower)})\n")
+    lines.append("| selector | collective | platform | ranks/node | P | size | ratio | collsel "
+                 "chose | fastest collsel algorithm |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for sel, (platform, ppn, coll, P, b), x, a in sorted(slower, key=lambda s: -s[2]):
+        lines.append(f"| {sel} | {coll} | {platform} | {ppn} | {P} | {human_bytes(b)} | "
+                     f"{x:.3f} | {a['chosen']} | {a['best_fixed_name']} "
+                     f"({ratio(a['best_fixed'], a[sel]) or float('nan'):.3f}) |")
+    lines.append("")
+
+
+def section_lacks(points, lines):
+    lines.append("## What collsel lacks: SMPI's best against collsel's best\n")
+    lines.append("Points where the fastest of SMPI's algorithms and selectors beats the fastest "
+                 "collsel algorithm by more than 10 % (goal: none), counted by SMPI's winner.\n")
+    by_winner = defaultdict(list)
+    total = 0
+    for k, point in points.items():
+        a = analyse(point)
+        if not (a["smpi_best"] and a["best_fixed"]):
+            continue
+        total += 1
+        if a["best_fixed"] / a["smpi_best"] > 1.10:
+            by_winner[a["smpi_best_name"]].append((k, a["best_fixed"] / a["smpi_best"]))
+    lines.append(f"{sum(len(v) for v in by_winner.values())} of {total} points.\n")
+    lines.append("| SMPI's winner | points | collectives | platforms | P | sizes | collsel best / "
+                 "SMPI best: median (worst) |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for name, items in sorted(by_winner.items(), key=lambda kv: -len(kv[1])):
+        keys = [k for k, _ in items]
+        r = [x for _, x in items]
+        sizes = sorted({k[4] for k in keys})
+        lines.append(f"| {name} | {len(items)} | {', '.join(sorted({k[2] for k in keys}))} | "
+                     f"{', '.join(p for p in PLATFORMS if p in {k[0] for k in keys})} | "
+                     f"{', '.join(str(p) for p in sorted({k[3] for k in keys}))} | "
+                     f"{human_bytes(sizes[0])} .. {human_bytes(sizes[-1])} | "
+                     f"{statistics.median(r):.2f} ({max(r):.2f}) |")
+    lines.append("")
+
+
+def section_erel(points, lines):
+    lines.append("## Model error\n")
+    lines.append("Median |E_rel| of each forced algorithm's prediction (the platform's calibrated "
+                 "model; at 8 ranks per node, simulated on the placement where the model says so), "
+                 "over every P and size.\n")
+    for ppn in (1, 8):
+        lines.append(f"### {ppn} rank{'s' if ppn > 1 else ''} per node\n")
+        lines.append("| algorithm | " + " | ".join(PLATFORMS) + " |")
+        lines.append("|---|" + "---|" * len(PLATFORMS))
+        errors = defaultdict(list)
+        for (platform, p, coll, P, b), point in points.items():
+            if p != ppn:
+                continue
+            for name, r in point.items():
+                if r["kind"] == "fixed" and r["usable"] and r["predicted_s"] == r["predicted_s"] \
+                        and r["median_s"] > 0:
+                    errors[(name, platform)].append(
+                        abs(r["predicted_s"] - r["median_s"]) / r["median_s"])
+        names = sorted({n for n, _ in errors}, key=lambda n: (COLLS.index(n.split(".")[0]), n))
+        for name in names:
+            cells = [pct(statistics.median(errors[(name, p)])) if errors[(name, p)] else "n/a"
+                     for p in PLATFORMS]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+
+
+def section_placement(points, lines):
+    lines.append("## Placement-aware prediction (8 ranks per node)\n")
+    lines.append("collsel's choice simulating schedules on the placement (the shim's) against "
+                 "the choice of the closed forms alone (`auto:closed-form`), at the points where "
+                 "the two differ.\n")
+    lines.append("| collective | platform | points | simulated | choices differ | placement-aware "
+                 "faster / slower | geomean time ratio where they differ |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for coll in COLLS:
+        for platform in PLATFORMS:
+            keys = [k for k in points if k[:3] == (platform, 8, coll)]
+            rows = [analyse(points[k]) for k in keys]
+            rows = [a for a in rows if a["auto"] and a["closed"]]
+            if not rows:
+                continue
+            differ = [a for a in rows if a["chosen"] != a["closed_chosen"]]
+            faster = sum(1 for a in differ if a["auto"] < a["closed"] * 0.99)
+            slower = sum(1 for a in differ if a["auto"] > a["closed"] * 1.01)
+            lines.append(f"| {coll} | {platform} | {len(rows)} | "
+                         f"{sum(1 for a in rows if a['simulated'])} | {len(differ)} | "
+                         f"{faster} / {slower} | "
+                         f"{geomean([a['auto'] / a['closed'] for a in differ]):.3f} |")
+    lines.append("")
+
+
+def section_cost(points, out, lines):
+    lines.append("## Calibration against measuring everything\n")
+    calibration = {}
+    path = os.path.join(out, "calibration.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            calibration = {r["platform"]: r for r in csv.DictReader(f)}
+    lines.append("Calibration: `collsel-calibrate` at 16 ranks, 2 per node, in simulation. "
+                 "Exhaustive: every collsel algorithm run once at every point of this benchmark "
+                 "(the sum of their simulated times), what an autotuner that tries everything "
+                 "would spend.\n")
+    lines.append("| platform | calibration: simulated | calibration: wall | exhaustive: simulated "
+                 "| points |")
+    lines.append("|---|---|---|---|---|")
+    for platform in PLATFORMS:
+        total, n = 0.0, 0
+        for k, point in points.items():
+            if k[0] != platform:
+                continue
+            n += 1
+            total += sum(r["median_s"] for r in point.values()
+                         if r["kind"] == "fixed" and r["usable"])
+        c = calibration.get(platform, {})
+        lines.append(f"| {platform} | {c.get('simulated_s', 'n/a')} s | {c.get('wall_s', 'n/a')}"
+                     f" s | {total:.1f} s | {n} |")
+    lines.append("")
+
+
+def section_decide(points, out, lines):
+    lines.append("## What a decision costs\n")
+    path = os.path.join(out, "decision_cost.csv")
+    if os.path.exists(path):
+        lines.append("`decide()` for a new call shape (wall time on this machine, median; "
+                     "`build/bench/decision_cost --scale docs/benchmarks/at-scale/models/"
+                     "ib-fattree.toml`). At 8 ranks per node the model's [contention] section "
+                     "makes it simulate every algorithm's schedule on the placement (simulated = "
+                     "1) up to 4096 messages.\n")
+        lines.append("| P | ranks/node | Bcast 16 B | Bcast 1 MiB | Scatter 16 KiB | "
+                     "Alltoall 1 KiB |")
+        lines.append("|---|---|---|---|---|---|")
+        table = defaultdict(dict)
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                table[(int(r["P"]), int(r["ranks_per_node"]))][(r["coll"], int(r["bytes"]))] = \
+                    f"{human_time(float(r['decide_s']))}{' (sim.)' if r['simulated'] == '1' else ''}"
+        for (P, ppn), row in sorted(table.items()):
+            cells = [row.get(c, "") for c in (("bcast", 16), ("bcast", 1 << 20),
+                                               ("scatter", 16384), ("alltoall", 1024))]
+            lines.append(f"| {P} | {ppn} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines.append("First call of the run through the shim (simulated): the first call's time "
+                 "minus the same call's steady time, at each job's first size: the private "
+                 "communicator's duplication and, at 8 ranks per node, the placement gather "
+                 "(`decide()`'s CPU time is not simulated; it is the table above).\n")
+    lines.append("| P | ranks/node | median over platforms and collectives |")
+    lines.append("|---|---|---|")
+    first = defaultdict(list)
+    smallest = {}
+    for (platform, ppn, coll, P, b) in points:
+        key = (platform, ppn, coll, P)
+        smallest[key] = min(b, smallest.get(key, b))
+    for key, b in smallest.items():
+        row = points[(*key, b)].get("auto")
+        if row and row["usable"] and row["warmup_s"] == row["warmup_s"]:
+            first[(key[3], key[1])].append(row["warmup_s"] - row["median_s"])
+    for (P, ppn), v in sorted(first.items()):
+        lines.append(f"| {P} | {ppn} | {human_time(statistics.median(v))} |")
+    lines.append("")
+
+
+def plots(points, out):
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        return []
+    made = []
+    os.makedirs(os.path.join(out, "plots"), exist_ok=True)
+    for coll in COLLS:
+        for ppn in (1, 8):
+            for P in (64, 256):
+                data = {}
+                for platform in PLATFORMS:
+                    rows = []
+                    for k in sorted(k for k in points if k[:4] == (platform, ppn, coll, P)):
+                        a = analyse(points[k])
+                        if not a["best_fixed"]:
+                            continue
+                        rel = lambda x: x / a["best_fixed"] if x else float("nan")
+                        rows.append(f"{k[4]} {rel(a['auto'])} {rel(a['mpich'])} {rel(a['ompi'])} "
+                                    f"{rel(a['smpi_best'])}")
+                    if rows:
+                        data[platform] = rows
+                if not data:
+                    continue
+                name = f"{coll}-P{P}-ppn{ppn}"
+                dat = os.path.join(out, "plots", name + ".dat")
+                with open(dat, "w") as f:
+                    for platform in PLATFORMS:
+                        f.write("\n".join(data.get(platform, ["1 nan nan nan nan"])) + "\n\n\n")
+                script = [f"set terminal svg size 1000,700 dynamic font 'sans,10'",
+                          f"set output '{os.path.join(out, 'plots', name + '.svg')}'",
+                          "set multiplot layout 2,2 title "
+                          f"'{coll}, P = {P}, {ppn} rank(s) per node: time / fastest collsel "
+                          "algorithm (simulated)'",
+                          "set logscale x 4", "set logscale y", "set format x '%.0s%cB'",
+                          "set grid", "set key top left font ',8'"]
+                for i, platform in enumerate(PLATFORMS):
+                    script += [f"set title '{platform}'",
+                               f"plot '{dat}' index {i} using 1:2 with linespoints title 'collsel', "
+                               f"'' index {i} using 1:3 with linespoints title 'MPICH selector', "
+                               f"'' index {i} using 1:4 with linespoints title 'Open MPI selector', "
+                               f"'' index {i} using 1:5 with linespoints title 'SMPI best'"]
+                script.append("unset multiplot")
+                subprocess.run([gnuplot], input="\n".join(script), text=True, check=False,
+                               capture_output=True)
+                os.remove(dat)
+                made.append(name + ".svg")
+    return made
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks", "at-scale"))
+    args = parser.parse_args()
+    points = load(args.out)
+    lines = ["# At scale: the selection benchmark on simulated clusters (generated by "
+             "bench/at_scale_report.py)\n",
+             f"{len(points)} points (platform x ranks per node x collective x P x size). Every "
+             "time is simulated (SimGrid 3.32 SMPI, docs/SIMULATION.md).\n"]
+    coverage = defaultdict(set)
+    for (platform, ppn, coll, P, b) in points:
+        coverage[(coll, ppn)].add(P)
+    lines.append("Coverage: " + "; ".join(f"{c} at {ppn}/node: P = "
+                                         f"{', '.join(str(p) for p in sorted(ps))}"
+                                         for (c, ppn), ps in sorted(coverage.items())) + "\n")
+    section_penalty(points, lines)
+    section_worst(points, lines)
+    section_selectors(points, lines)
+    section_lacks(points, lines)
+    section_erel(points, lines)
+    section_placement(points, lines)
+    section_cost(points, args.out, lines)
+    section_decide(points, args.out, lines)
+    made = plots(points, args.out)
+    if made:
+        lines.append("## Plots\n")
+        lines += [f"![{m}](plots/{m})" for m in made]
+    with open(os.path.join(args.out, "at-scale.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"at_scale_report: {len(points)} points -> {args.out}/at-scale.md, {len(made)} plots")
+
+
+if __name__ == "__main__":
+    main()
