@@ -173,7 +173,7 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
                  "--sizes", ",".join(str(s) for s in sizes), "--reps", "1", "--min-reps", "1",
                  "--model", model]
     if group == "collsel":
-        shim = ["--model", model]
+        shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
         selection += ["--also-default-model", "--also-closed-form"]
     else:
         shim = ["--native"]

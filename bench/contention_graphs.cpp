@@ -33,8 +33,8 @@
 #include "calibrate/contention_measure.hpp"
 #include "calibrate/node_layout.hpp"
 #include "models/model_file.hpp"
-#include "tools/size_option.hpp"
-#include "tools/size_parse.hpp"
+#include "common/size_option.hpp"
+#include "common/size_parse.hpp"
 
 namespace {
 
@@ -146,7 +146,7 @@ std::string summary_markdown(const Options& o, const RunFacts& f,
       o.label.empty() ? "" : fmt::format("**{}**: ", o.label), results.size(), o.min_edges,
       o.max_edges, o.seed, f.nodes, f.ranks, f.most_per_node,
       f.fake ? ", COLLSEL_FAKE_NODES pseudo-nodes: shared memory, not a network" : "",
-      collsel::tools::format_size(f.bytes), o.repeats,
+      collsel::common::format_size(f.bytes), o.repeats,
       o.offsets > 0 ? fmt::format("each sender starts at a random offset in [0, {} T_ref] after "
                                   "the barrier",
                                   o.offsets)
@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bytes", o.bytes, "message size of every communication (e.g. 1MiB, 262144)")
       ->capture_default_str()
-      ->check(collsel::tools::size_validator(1, 1u << 30));
+      ->check(collsel::common::size_validator(1, 1u << 30));
   app.add_option("--repeats", o.repeats, "runs of each graph; medians are kept")
       ->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--offsets", o.offsets,
@@ -380,7 +380,7 @@ int main(int argc, char** argv) {
                  "values\n", o.model);
     }
   }
-  f.bytes = *collsel::tools::parse_size(o.bytes).bytes;
+  f.bytes = *collsel::common::parse_size(o.bytes).bytes;
   const double m = static_cast<double>(f.bytes);
 
   cal::GraphRunOptions run;

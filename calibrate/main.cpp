@@ -24,8 +24,8 @@
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/validate.hpp"
 #include "models/model_file.hpp"
-#include "tools/size_option.hpp"
-#include "tools/size_parse.hpp"
+#include "common/size_option.hpp"
+#include "common/size_parse.hpp"
 
 namespace {
 
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
                "skip the contention graphs (the model file then has no [contention] section)");
   app.add_option("--contention-bytes", o.contention_bytes,
                  "message size of the contention graphs (default 1MiB, --quick 256KiB)")
-      ->check(collsel::tools::size_validator(1, 1u << 30));
+      ->check(collsel::common::size_validator(1, 1u << 30));
   app.add_option("--contention-repeats", o.contention_repeats,
                  "runs of each contention graph; the median is kept (default 5, --quick 3)")
       ->check(CLI::Range(1, 1000));
@@ -389,7 +389,7 @@ int main(int argc, char** argv) {
   if (o.contention) {
     co.bytes = o.contention_bytes.empty()
                    ? (o.quick ? 256u << 10 : 1u << 20)
-                   : *collsel::tools::parse_size(o.contention_bytes).bytes;
+                   : *collsel::common::parse_size(o.contention_bytes).bytes;
     co.repeats = o.contention_repeats > 0 ? o.contention_repeats : (o.quick ? 3 : 5);
     co.progress = [](const std::string& line) {
       fmt::print(stderr, "collsel-calibrate: {}\n", line);

@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "tools/duration_format.hpp"
-#include "tools/size_parse.hpp"
+#include "common/duration_format.hpp"
+#include "common/size_parse.hpp"
 
 namespace collsel::calibrate {
 namespace {
@@ -50,7 +50,7 @@ ValidationResult run_validation(MPI_Comm comm, const models::ModelFile& model,
       vp.penalty = std::isfinite(chosen) ? chosen / best : NAN;
       out.points.push_back(vp);
       fmt::print(stderr, "collsel-calibrate: validate {} {}: model picks {}, fastest {} ({:.2f}x)\n",
-                 collective_name(coll), tools::format_size(bytes), vp.model_choice, vp.measured_best,
+                 collective_name(coll), common::format_size(bytes), vp.model_choice, vp.measured_best,
                  vp.penalty);
     }
   }
@@ -101,7 +101,7 @@ std::string validation_markdown(const ValidationResult& r, const std::string& mo
   out += "|---|---|---|---|---|---|\n";
   for (const auto& p : r.points) {
     out += fmt::format("| {} | {} | {} | {} | {:.2f} | {} |\n", collective_name(p.coll),
-                       tools::format_size(p.bytes), p.model_choice, p.measured_best, p.penalty,
+                       common::format_size(p.bytes), p.model_choice, p.measured_best, p.penalty,
                        p.correct ? "ok" : "WRONG");
   }
   // Every point.
@@ -109,9 +109,9 @@ std::string validation_markdown(const ValidationResult& r, const std::string& mo
   out += "|---|---|---|---|---|---|---|\n";
   for (const auto& row : r.rows) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} - {} | {:+.1f} % |\n",
-                       collective_name(row.coll), tools::format_size(row.bytes), row.algorithm,
-                       tools::format_duration(row.predicted_s), tools::format_duration(row.measured.median),
-                       tools::format_duration(row.measured.p25), tools::format_duration(row.measured.p75),
+                       collective_name(row.coll), common::format_size(row.bytes), row.algorithm,
+                       common::format_duration(row.predicted_s), common::format_duration(row.measured.median),
+                       common::format_duration(row.measured.p25), common::format_duration(row.measured.p75),
                        100 * row.e_rel);
   }
   return out;

@@ -12,7 +12,7 @@
 
 #include "command.hpp"
 #include "temp_dir.hpp"
-#include "tools/report.hpp"
+#include "tools/report/report.hpp"
 
 namespace collsel::testing {
 

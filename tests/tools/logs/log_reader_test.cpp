@@ -1,0 +1,300 @@
+// The log reader on hand-written runs (tests/tools/fixtures, described in its README.md).
+#include "tools/logs/log_reader.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
+
+namespace collsel::logs {
+namespace {
+
+namespace fs = std::filesystem;
+using collsel::testing::TempDir;
+
+const fs::path kFixtures{COLLSEL_TOOLS_FIXTURES};
+const fs::path kLogDir = kFixtures / "logdir";
+constexpr std::string_view kNewRun = "20261123-072101-p12345";
+constexpr std::string_view kOldRun = "20261123-070000-p100";
+
+bool has_problem(const RunLog& log, std::string_view where, std::string_view what) {
+  return std::any_of(log.problems.begin(), log.problems.end(), [&](const std::string& p) {
+    return p.find(where) != std::string::npos && p.find(what) != std::string::npos;
+  });
+}
+
+std::string all_problems(const RunLog& log) {
+  std::string out;
+  for (const auto& p : log.problems) out += p + "\n";
+  return out;
+}
+
+const CallRecord* find_call(const RunLog& log, int world_rank, std::string_view comm,
+                            std::int64_t seq) {
+  const auto it = std::find_if(log.calls.begin(), log.calls.end(), [&](const CallRecord& c) {
+    return c.world_rank == world_rank && c.comm == comm && c.seq == seq;
+  });
+  return it == log.calls.end() ? nullptr : &*it;
+}
+
+TEST(LogReader, PicksTheNewestRunThatHasRankFiles) {
+  // zzz-notes sorts after both runs but holds no rank files, so it must be passed over.
+  const auto dir = find_run_dir(kLogDir);
+  ASSERT_TRUE(dir.has_value());
+  EXPECT_EQ(dir->filename(), kNewRun);
+  EXPECT_EQ(read_run(kLogDir).run_id, kNewRun);
+}
+
+TEST(LogReader, ReadsAllRanksAndCommunicators) {
+  const RunLog log = read_run(kLogDir);
+  ASSERT_EQ(log.ranks.size(), 3U);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(log.ranks[static_cast<std::size_t>(r)].world_rank, r);
+    EXPECT_EQ(log.ranks[static_cast<std::size_t>(r)].world_size, 3);
+  }
+  EXPECT_EQ(log.ranks[0].host, "node0");
+  EXPECT_EQ(log.ranks[1].host, "node1");
+  EXPECT_EQ(log.ranks[0].model, "<embedded default model>");
+  // rank 0: 3 calls, rank 1: 2 (plus a broken line), rank 2: 3 (plus a mistyped record).
+  EXPECT_EQ(log.calls.size(), 8U);
+
+  const CallRecord* sub = find_call(log, 2, "0.1", 0);
+  ASSERT_NE(sub, nullptr);
+  EXPECT_EQ(sub->comm_rank, 1);
+  EXPECT_EQ(sub->comm_size, 2);
+  EXPECT_EQ(sub->coll, "bcast");
+  EXPECT_EQ(sub->bytes, 65536U);
+  EXPECT_EQ(sub->algorithm, "bcast.chain_segmented");
+  EXPECT_EQ(sub->segment_bytes, 8192U);
+  EXPECT_EQ(sub->rung, "default_model");
+  ASSERT_TRUE(sub->predicted_s.has_value());
+  EXPECT_DOUBLE_EQ(*sub->predicted_s, 1e-4);
+  EXPECT_DOUBLE_EQ(sub->actual_s, 1.3e-4);
+  EXPECT_TRUE(sub->simulated);
+
+  const CallRecord* scatter = find_call(log, 1, "0.0", 1);
+  ASSERT_NE(scatter, nullptr);
+  EXPECT_EQ(scatter->coll, "scatter");
+  EXPECT_EQ(scatter->root, 1);
+  EXPECT_FALSE(scatter->simulated);  // no "simulated" field: a log from before it existed
+}
+
+TEST(LogReader, IgnoresUnknownFields) {
+  const RunLog log = read_run(kLogDir);
+  // rank 0's run record and first call carry fields the format does not define.
+  ASSERT_FALSE(log.ranks.empty());
+  EXPECT_EQ(log.ranks[0].run, kNewRun);
+  EXPECT_NE(find_call(log, 0, "0.0", 0), nullptr);
+  EXPECT_FALSE(has_problem(log, "rank-00000.jsonl:1", "")) << all_problems(log);
+  EXPECT_FALSE(has_problem(log, "rank-00000.jsonl:2", "")) << all_problems(log);
+}
+
+TEST(LogReader, ReportsBadLinesWithFileAndLineAndGoesOn) {
+  const RunLog log = read_run(kLogDir);
+  EXPECT_TRUE(has_problem(log, "rank-00001.jsonl:3:", "not valid JSON")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00002.jsonl:5:", "'bytes'")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:", "unknown type 'stats'")) << all_problems(log);
+  // The record after the broken line was still read.
+  EXPECT_NE(find_call(log, 1, "0.0", 1), nullptr);
+  EXPECT_EQ(log.problems.size(), 3U) << all_problems(log);
+}
+
+TEST(LogReader, ReadsARunDirectoryGivenDirectly) {
+  const RunLog log = read_run(kLogDir / kOldRun);
+  EXPECT_EQ(log.run_id, kOldRun);
+  EXPECT_EQ(log.ranks.size(), 2U);
+  EXPECT_EQ(log.calls.size(), 2U);
+  EXPECT_TRUE(log.problems.empty()) << all_problems(log);
+}
+
+TEST(LogReader, SelectsARunById) {
+  EXPECT_EQ(read_run(kLogDir, kOldRun).run_id, kOldRun);
+  EXPECT_EQ(read_run(kLogDir / kOldRun, kOldRun).run_id, kOldRun);
+  const RunLog missing = read_run(kLogDir, "20000101-000000-p1");
+  EXPECT_TRUE(missing.ranks.empty());
+  EXPECT_TRUE(has_problem(missing, "20000101-000000-p1", "no run")) << all_problems(missing);
+}
+
+TEST(LogReader, SaysWhereItLookedWhenThereAreNoLogs) {
+  const RunLog nowhere = read_run(kFixtures / "no-such-dir");
+  EXPECT_TRUE(nowhere.ranks.empty());
+  EXPECT_TRUE(has_problem(nowhere, "no-such-dir", "no such directory")) << all_problems(nowhere);
+
+  const RunLog empty = read_run(kLogDir / "zzz-notes");
+  EXPECT_TRUE(empty.ranks.empty());
+  EXPECT_TRUE(has_problem(empty, "zzz-notes", "no rank-*.jsonl")) << all_problems(empty);
+}
+
+TEST(LogReader, ReadsNullPredictionAsEmpty) {
+  const RunLog log = read_run(kFixtures / "report_known");
+  const CallRecord* native = find_call(log, 0, "0.0", 2);
+  ASSERT_NE(native, nullptr);
+  EXPECT_EQ(native->algorithm, "native");
+  EXPECT_FALSE(native->predicted_s.has_value());
+}
+
+TEST(LogReader, NotesAFileWithoutEndRecord) {
+  const RunLog log = read_run(kFixtures / "disagree");
+  ASSERT_EQ(log.ranks.size(), 2U);
+  EXPECT_FALSE(log.ranks[1].end_calls.has_value());
+  EXPECT_EQ(log.ranks[1].call_records, 3);
+  EXPECT_TRUE(has_problem(log, "rank-00001.jsonl", "no 'end' record")) << all_problems(log);
+}
+
+TEST(LogReader, SkipsRecordsOfAnotherFormatVersion) {
+  const TempDir tmp("logreader-version");
+  std::ofstream(tmp.path() / "rank-00000.jsonl")
+      << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":1,"host":"h",)"
+      << R"("collsel_version":"9","config":"c","model":"m"})" << "\n"
+      << R"({"v":2,"type":"call","meaning":"changed"})" << "\n"
+      << R"({"v":1,"type":"end","run":"r","world_rank":0,"calls":0})" << "\n";
+  const RunLog log = read_run(tmp.path());
+  EXPECT_TRUE(log.calls.empty());
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "format version 2")) << all_problems(log);
+}
+
+TEST(LogReader, ReportsMissingFieldByName) {
+  const TempDir tmp("logreader-missing");
+  std::ofstream(tmp.path() / "rank-00000.jsonl")
+      << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":1,"host":"h",)"
+      << R"("collsel_version":"9","config":"c","model":"m"})" << "\n"
+      << R"({"v":1,"type":"call","run":"r","world_rank":0,"comm":"0.0"})" << "\n"
+      << R"({"v":1,"type":"end","run":"r","world_rank":0,"calls":1})" << "\n";
+  const RunLog log = read_run(tmp.path());
+  EXPECT_TRUE(log.calls.empty());
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "'comm_rank'")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl", "counts 1 calls but 0")) << all_problems(log);
+}
+
+TEST(LogReader, CountsMissingRankFiles) {
+  const TempDir tmp("logreader-ranks");
+  std::ofstream(tmp.path() / "rank-00000.jsonl")
+      << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":4,"host":"h",)"
+      << R"("collsel_version":"9","config":"c","model":"m"})" << "\n"
+      << R"({"v":1,"type":"end","run":"r","world_rank":0,"calls":0})" << "\n";
+  const RunLog log = read_run(tmp.path());
+  EXPECT_TRUE(has_problem(log, tmp.path().string(), "1 of 4 rank files")) << all_problems(log);
+}
+
+// ---- the records of the summary level and call sites (fixtures/README.md: capped/) ----------
+
+TEST(LogReader, ReadsTheRecordsOfATraceCappedRun) {
+  const RunLog log = read_run(kFixtures / "capped");
+  EXPECT_TRUE(log.problems.empty()) << all_problems(log);
+  ASSERT_EQ(log.ranks.size(), 2U);
+  const RunHeader& r0 = log.ranks[0];
+  EXPECT_EQ(r0.level, "trace");
+  EXPECT_EQ(r0.stack_depth, 2);
+  EXPECT_EQ(r0.max_records, 2);
+  EXPECT_EQ(r0.call_records, 2);
+  EXPECT_EQ(r0.summarised_calls, 9);
+  EXPECT_EQ(r0.overflow_calls, 0);
+  EXPECT_EQ(log.ranks[1].summarised_calls, 14);
+  EXPECT_EQ(log.ranks[1].overflow_calls, 5);
+
+  ASSERT_EQ(r0.modules.size(), 1U);
+  EXPECT_EQ(r0.modules[0].path, "/nonexistent/collsel-fixture-app");
+  EXPECT_EQ(r0.modules[0].base, 0x400000U);
+  EXPECT_EQ(r0.modules[0].start, 0x401000U);
+  EXPECT_EQ(r0.modules[0].end, 0x402000U);
+  EXPECT_EQ(r0.modules[0].build_id, "");
+  EXPECT_EQ(log.ranks[1].modules.at(0).base, 0x500000U);
+
+  const CallRecord* first = find_call(log, 1, "0.0", 0);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->stack, (std::vector<std::uint64_t>{0x501100, 0x501200}));
+
+  ASSERT_EQ(log.summaries.size(), 7U);  // 3 on rank 0, 4 on rank 1
+  const SummaryRecord& bcast = log.summaries[0];
+  EXPECT_EQ(bcast.world_rank, 0);
+  EXPECT_EQ(bcast.coll, "bcast");
+  EXPECT_EQ(bcast.algorithm, "bcast.binomial");
+  EXPECT_EQ(bcast.comm_size, 2);
+  EXPECT_EQ(bcast.bytes_lo, 1024U);
+  EXPECT_EQ(bcast.bytes_hi, 2047U);
+  EXPECT_EQ(bcast.stack, (std::vector<std::uint64_t>{0x401100, 0x401200}));
+  EXPECT_FALSE(bcast.overflow);
+  EXPECT_EQ(bcast.calls, 3);
+  EXPECT_EQ(bcast.bytes_sum, 3072U);
+  EXPECT_DOUBLE_EQ(bcast.actual_sum_s, 0.006);
+  EXPECT_DOUBLE_EQ(bcast.actual_min_s, 0.001);
+  EXPECT_DOUBLE_EQ(bcast.actual_max_s, 0.003);
+  EXPECT_EQ(bcast.predicted_calls, 3);
+  EXPECT_DOUBLE_EQ(bcast.predicted_sum_s, 0.003);
+  ASSERT_TRUE(bcast.predicted_min_s.has_value());
+
+  const SummaryRecord& native = log.summaries[1];
+  EXPECT_EQ(native.algorithm, "native");
+  EXPECT_EQ(native.predicted_calls, 0);
+  EXPECT_FALSE(native.predicted_min_s.has_value());  // null: no call had a prediction
+
+  const SummaryRecord& overflow = log.summaries.back();
+  EXPECT_TRUE(overflow.overflow);
+  EXPECT_EQ(overflow.world_rank, 1);
+  EXPECT_EQ(overflow.algorithm, "*");
+  EXPECT_EQ(overflow.comm_size, 0);
+  EXPECT_TRUE(overflow.stack.empty());
+}
+
+TEST(LogReader, LogsWrittenBeforeTheNewFieldsReadWithDefaults) {
+  const RunLog log = read_run(kLogDir / kOldRun);
+  ASSERT_FALSE(log.ranks.empty());
+  for (const RunHeader& h : log.ranks) {
+    EXPECT_EQ(h.level, "trace");
+    EXPECT_EQ(h.stack_depth, 0);
+    EXPECT_EQ(h.max_records, 0);
+    EXPECT_EQ(h.summarised_calls, 0);
+    EXPECT_EQ(h.overflow_calls, 0);
+    EXPECT_TRUE(h.modules.empty());
+  }
+  for (const CallRecord& c : log.calls) EXPECT_TRUE(c.stack.empty());
+  EXPECT_TRUE(log.summaries.empty());
+  EXPECT_TRUE(log.problems.empty()) << all_problems(log);
+}
+
+// A one-rank run file: the run record, `body`, then an end record with these counts.
+void write_rank_file(const fs::path& dir, const std::string& body, int calls, int summarised) {
+  std::ofstream(dir / "rank-00000.jsonl")
+      << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":1,"host":"h",)"
+      << R"("collsel_version":"9","config":"c","model":"m","level":"summary"})" << "\n"
+      << body
+      << R"({"v":1,"type":"end","run":"r","world_rank":0,"calls":)" << calls
+      << R"(,"summarised_calls":)" << summarised << R"(,"overflow_calls":0})" << "\n";
+}
+
+std::string summary_line(std::string_view calls, std::string_view stack = "[]") {
+  return std::string(R"({"v":1,"type":"summary","run":"r","world_rank":0,"comm_size":1,)") +
+         R"("coll":"bcast","algorithm":"bcast.flat","rung":"model","bytes_lo":4,"bytes_hi":7,)" +
+         R"("stack":)" + std::string(stack) + R"(,"overflow":false,"calls":)" +
+         std::string(calls) +
+         R"(,"bytes_sum":8,"actual_sum_s":0.5,"actual_min_s":0.2,"actual_max_s":0.3,)" +
+         R"("predicted_calls":0,"predicted_sum_s":0,"predicted_min_s":null,)" +
+         R"("predicted_max_s":null})" + "\n";
+}
+
+TEST(LogReader, ChecksTheSummarisedCountOfTheEndRecord) {
+  const TempDir tmp("logreader-summarised");
+  write_rank_file(tmp.path(), summary_line("2"), 0, 3);
+  const RunLog log = read_run(tmp.path());
+  EXPECT_EQ(log.summaries.size(), 1U);
+  EXPECT_EQ(log.ranks.at(0).level, "summary");
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl", "counts 3 summarised calls but the summary "
+                                                   "records read hold 2"))
+      << all_problems(log);
+}
+
+TEST(LogReader, SkipsUnsoundSummaryRecordsNamingTheField) {
+  const TempDir tmp("logreader-bad-summary");
+  write_rank_file(tmp.path(), summary_line("0") + summary_line("1", R"([1,"x"])"), 0, 0);
+  const RunLog log = read_run(tmp.path());
+  EXPECT_TRUE(log.summaries.empty());
+  // A summary of no call would divide by zero in the report.
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "'calls' is 0")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:3:", "'stack'")) << all_problems(log);
+}
+
+}  // namespace
+}  // namespace collsel::logs

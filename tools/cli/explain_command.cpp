@@ -1,0 +1,176 @@
+// `collsel explain`: which algorithm collsel would choose for one call shape, every algorithm's
+// predicted time, and why (tools/decisions/explain.hpp).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "selector/collective.hpp"
+#include "tools/cli/command_exit.hpp"
+#include "tools/cli/commands.hpp"
+#include "tools/cli/options.hpp"
+
+#include "common/size_option.hpp"
+#include "common/size_parse.hpp"
+#include "models/contention/schedule.hpp"
+#include "selector/catalog.hpp"
+#include "selector/config.hpp"
+#include "tools/decisions/explain.hpp"
+
+namespace collsel::tools::cli {
+namespace {
+
+using collsel::Collective;
+using collsel::tools::kExitBadArguments;
+using collsel::tools::kExitUnusable;
+using collsel::tools::usage_error;
+namespace mc = collsel::models::contention;
+
+struct ExplainArgs {
+  std::string model;
+  std::string config;
+  std::string coll;
+  int comm_size = 0;
+  std::string size;
+  int root = 0;
+  std::string force;
+  std::string format = "text";
+  int ranks_per_node = 1;
+  std::string placement = "filled";
+  std::uint64_t seed = 1;
+  CLI::Option* ranks_per_node_opt = nullptr;
+  CLI::Option* placement_opt = nullptr;
+};
+
+// explain reads no COLLSEL_* variable, so its answer depends only on its arguments; say so when
+// the environment would make the shim decide differently.
+void note_ignored_environment() {
+  for (const auto& [name, value] : collsel::read_collsel_env()) {
+    if (name == collsel::kEnvLogDir || name == collsel::kEnvLogLevel) continue;
+    fmt::print(stderr,
+               "collsel explain: note: {}={} is set; explain ignores the environment (use "
+               "--model, --config, --force)\n",
+               name, value);
+  }
+}
+
+CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "explain",
+      "Show which algorithm collsel would choose for one call, the predicted time of every "
+      "algorithm, and why");
+  cmd->add_option("--coll", a.coll, "The collective")
+      ->required()
+      ->check(CLI::IsMember(collective_names()));
+  cmd->add_option("-P,--ranks", a.comm_size, "Communicator size (number of ranks)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11's PositiveNumber prints its range as 0 to 1.8e308; say what is meant.
+            return text.find_first_not_of("0123456789") == std::string::npos &&
+                           text.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : fmt::format("the number of ranks must be a whole number >= 1, not '{}'",
+                                     text);
+          },
+          "N>=1", "ranks"));
+  cmd->add_option("-m,--size", a.size,
+                  "Message size: Bcast the whole buffer, Scatter and Alltoall one block. Bytes, or a "
+                  "binary suffix: 4k = 4K = 4KiB = 4096, 1M = 1MiB, 1GiB")
+      ->required()
+      ->check(collsel::common::size_validator());
+  cmd->add_option("--root", a.root, "Root rank (0 <= R < P)")->capture_default_str();
+  cmd->add_option("--model", a.model,
+                  "Calibrated model file (TOML). Default: the config's [model] path, else only "
+                  "the embedded default model");
+  cmd->add_option("--config", a.config,
+                  "Config file (TOML), as the shim reads it. Default: the built-in defaults; the "
+                  "COLLSEL_* environment is not read");
+  cmd->add_option("--force", a.force,
+                  "Force an algorithm (a name from `collsel list`, or native), as [override] does");
+  cmd->add_option("--format", a.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  a.ranks_per_node_opt =
+      cmd->add_option("--ranks-per-node", a.ranks_per_node,
+                      "Place the ranks on ceil(P / K) nodes, as the shim finds them from the "
+                      "processor names; the model's [contention] section then decides whether "
+                      "schedules are simulated. Default: no placement (closed forms)")
+          ->check(whole_number_at_least_one("--ranks-per-node"));
+  a.placement_opt = cmd->add_option("--placement", a.placement,
+                                    "How ranks are placed on the nodes, as in `collsel simulate` "
+                                    "(default filled)")
+                        ->check(CLI::IsMember(placement_choices()));
+  cmd->add_option("--seed", a.seed, "Seed of --placement random")->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  collsel explain --coll bcast -P 16 -m 1MiB\n"
+      "  collsel explain --coll bcast -P 64 -m 1MiB --ranks-per-node 8 --model cluster.toml\n"
+      "  collsel explain --coll scatter -P 8 -m 4k --root 3 --model cluster.toml\n"
+      "  collsel explain --coll bcast -P 16 -m 64k --force bcast.chain --format json\n"
+      "Exit status: 0 ok, 1 the model or config file is unusable, 2 bad arguments.");
+  return cmd;
+}
+
+std::optional<std::string> check_force(Collective coll, const std::string& force) {
+  if (force.empty() || force == collsel::kNativeName ||
+      collsel::find_algorithm(coll, force) != nullptr) {
+    return std::nullopt;
+  }
+  return fmt::format("--force: '{}' is not a {} algorithm; valid: {}, {}", force,
+                     collsel::collective_name(coll), collsel::kNativeName,
+                     collsel::algorithm_names(coll));
+}
+
+int run_explain(const ExplainArgs& a) {
+  // Both already validated by CLI11's checks.
+  const Collective coll = *collsel::collective_from_name(a.coll);
+  const std::uint64_t bytes = *collsel::common::parse_size(a.size).bytes;
+  if (a.root < 0 || a.root >= a.comm_size) {
+    return usage_error("explain", fmt::format("--root {} is not a rank of a {}-rank communicator "
+                                              "(0 <= R < {})", a.root, a.comm_size, a.comm_size));
+  }
+  if (const auto bad = check_force(coll, a.force)) return usage_error("explain", *bad);
+
+  note_ignored_environment();
+  collsel::explain::Request request;
+  request.shape = {coll, a.comm_size, bytes, a.root};
+  if (!a.model.empty()) request.model_path = a.model;
+  if (!a.config.empty()) request.config_path = a.config;
+  if (!a.force.empty()) request.force = a.force;
+  if (a.ranks_per_node_opt->count() > 0 || a.placement_opt->count() > 0) {
+    const mc::PlacementKind kind = *mc::placement_from_name(a.placement);
+    if (kind == mc::PlacementKind::one_per_node && a.ranks_per_node > 1) {
+      return usage_error("explain", fmt::format("--placement one-per-node contradicts "
+                                                "--ranks-per-node {}; choose one",
+                                                a.ranks_per_node));
+    }
+    request.placement = mc::make_placement(kind, a.comm_size, a.ranks_per_node, a.seed);
+    request.placement_kind = kind;
+  }
+
+  const collsel::explain::Outcome out = collsel::explain::explain(request);
+  print_diagnostics(out.diagnostics);
+  if (!out.explanation) {
+    fmt::print(stderr, "collsel explain: cannot explain with an unusable input file (see above)\n");
+    return kExitUnusable;
+  }
+  const std::string text = a.format == "json"
+                               ? collsel::explain::format_json(*out.explanation)
+                               : collsel::explain::format_text(*out.explanation);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+Command explain_command(CLI::App& app) {
+  auto a = std::make_shared<ExplainArgs>();
+  CLI::App* cmd = add_explain(app, *a);
+  return {cmd, [a] { return run_explain(*a); }};
+}
+
+}  // namespace collsel::tools::cli

@@ -1,0 +1,557 @@
+#include "tools/logs/log_reader.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace collsel::logs {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A garbage file (say, a binary written to the log directory by mistake) would otherwise bury the
+// useful messages; past this many per file only a count is kept.
+constexpr int kMaxProblemsPerFile = 20;
+
+// Typed access to one record's fields. Remembers the first problem so a record is judged as a
+// whole: any missing or mistyped field skips the record, with one message naming that field.
+class Fields {
+ public:
+  explicit Fields(const json& object) : object_(object) {}
+
+  std::string text(const char* key) {
+    const json* v = find(key, "a string");
+    if (v == nullptr) return {};
+    if (!v->is_string()) {
+      wrong(key, "a string", *v);
+      return {};
+    }
+    return v->get<std::string>();
+  }
+
+  std::int64_t integer(const char* key) {
+    const json* v = find(key, "an integer");
+    if (v == nullptr) return 0;
+    if (v->is_number_unsigned()) {
+      const auto u = v->get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return static_cast<std::int64_t>(u);
+      }
+    } else if (v->is_number_integer()) {
+      return v->get<std::int64_t>();
+    }
+    wrong(key, "an integer", *v);
+    return 0;
+  }
+
+  int small_int(const char* key) {
+    const std::int64_t i = integer(key);
+    if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max()) {
+      wrong(key, "an int", object_.at(key));
+      return 0;
+    }
+    return static_cast<int>(i);
+  }
+
+  std::uint64_t count(const char* key) {
+    const json* v = find(key, "a non-negative integer");
+    if (v == nullptr) return 0;
+    if (!v->is_number_unsigned()) {
+      wrong(key, "a non-negative integer", *v);
+      return 0;
+    }
+    return v->get<std::uint64_t>();
+  }
+
+  // A field added after version 1 was first written: absent in older logs means 0.
+  std::uint64_t count_or_zero(const char* key) {
+    return object_.contains(key) ? count(key) : 0;
+  }
+
+  std::int64_t integer_or_zero(const char* key) {
+    return object_.contains(key) ? integer(key) : 0;
+  }
+
+  std::string text_or(const char* key, std::string fallback) {
+    return object_.contains(key) ? text(key) : std::move(fallback);
+  }
+
+  // A call site: an array of return addresses (absolute, up to 2^64 - 1). Absent in logs written
+  // before call sites were captured, which is the same as a site not captured: empty.
+  std::vector<std::uint64_t> addresses_or_empty(const char* key) {
+    std::vector<std::uint64_t> out;
+    if (!object_.contains(key)) return out;
+    const json& v = object_.at(key);
+    if (!v.is_array()) {
+      wrong(key, "an array of addresses", v);
+      return out;
+    }
+    out.reserve(v.size());
+    for (const json& pc : v) {
+      if (!pc.is_number_unsigned()) {
+        wrong(key, "an array of non-negative integers", v);
+        return {};
+      }
+      out.push_back(pc.get<std::uint64_t>());
+    }
+    return out;
+  }
+
+  double number(const char* key) {
+    const json* v = find(key, "a number");
+    if (v == nullptr) return 0.0;
+    if (!v->is_number()) {
+      wrong(key, "a number", *v);
+      return 0.0;
+    }
+    return v->get<double>();
+  }
+
+  // A flag added after version 1 was first written: absent in older logs means false.
+  bool flag_or_false(const char* key) {
+    if (!object_.contains(key)) return false;
+    const json& v = object_.at(key);
+    if (!v.is_boolean()) {
+      wrong(key, "true or false", v);
+      return false;
+    }
+    return v.get<bool>();
+  }
+
+  std::optional<double> number_or_null(const char* key) {
+    const json* v = find(key, "a number or null");
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (!v->is_number()) {
+      wrong(key, "a number or null", *v);
+      return std::nullopt;
+    }
+    return v->get<double>();
+  }
+
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  const json* find(const char* key, std::string_view expected) {
+    const auto it = object_.find(key);
+    if (it != object_.end()) return &*it;
+    note(fmt::format("field '{}' ({}) is missing", key, expected));
+    return nullptr;
+  }
+
+  void wrong(const char* key, std::string_view expected, const json& got) {
+    note(fmt::format("field '{}' should be {}, not {}", key, expected, got.dump()));
+  }
+
+  void note(std::string message) {
+    if (error_.empty()) error_ = std::move(message);
+  }
+
+  const json& object_;
+  std::string error_;
+};
+
+RunHeader parse_run(Fields& f) {
+  RunHeader h;
+  h.run = f.text("run");
+  h.world_rank = f.small_int("world_rank");
+  h.world_size = f.small_int("world_size");
+  h.host = f.text("host");
+  h.collsel_version = f.text("collsel_version");
+  h.config = f.text("config");
+  h.model = f.text("model");
+  // Added with call sites and the summary level; older logs are trace logs without sites or cap.
+  h.level = f.text_or("level", "trace");
+  h.stack_depth = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("stack_depth"), 64));
+  h.max_records = f.integer_or_zero("max_records");
+  return h;
+}
+
+CallRecord parse_call(Fields& f) {
+  CallRecord c;
+  c.run = f.text("run");
+  c.world_rank = f.small_int("world_rank");
+  c.comm = f.text("comm");
+  c.comm_rank = f.small_int("comm_rank");
+  c.comm_size = f.small_int("comm_size");
+  c.seq = f.integer("seq");
+  c.coll = f.text("coll");
+  c.bytes = f.count("bytes");
+  c.root = f.small_int("root");
+  c.algorithm = f.text("algorithm");
+  c.segment_bytes = f.count("segment_bytes");
+  c.window = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("window"), 1u << 30));
+  c.rung = f.text("rung");
+  c.predicted_s = f.number_or_null("predicted_s");
+  c.simulated = f.flag_or_false("simulated");
+  c.actual_s = f.number("actual_s");
+  c.start_s = f.number("start_s");
+  c.stack = f.addresses_or_empty("stack");
+  return c;
+}
+
+SummaryRecord parse_summary(Fields& f) {
+  SummaryRecord s;
+  s.run = f.text("run");
+  s.world_rank = f.small_int("world_rank");
+  s.comm_size = f.small_int("comm_size");
+  s.coll = f.text("coll");
+  s.algorithm = f.text("algorithm");
+  s.rung = f.text("rung");
+  s.bytes_lo = f.count("bytes_lo");
+  s.bytes_hi = f.count("bytes_hi");
+  s.stack = f.addresses_or_empty("stack");
+  s.overflow = f.flag_or_false("overflow");
+  s.calls = f.integer("calls");
+  s.bytes_sum = f.count("bytes_sum");
+  s.actual_sum_s = f.number("actual_sum_s");
+  s.actual_min_s = f.number("actual_min_s");
+  s.actual_max_s = f.number("actual_max_s");
+  s.predicted_calls = f.integer("predicted_calls");
+  s.predicted_sum_s = f.number("predicted_sum_s");
+  s.predicted_min_s = f.number_or_null("predicted_min_s");
+  s.predicted_max_s = f.number_or_null("predicted_max_s");
+  return s;
+}
+
+// What a summary record must satisfy beyond its field types, so the report can divide by calls
+// and trust the bucket; empty when it is sound.
+std::string summary_inconsistency(const SummaryRecord& s) {
+  if (s.calls <= 0) return fmt::format("'calls' is {}; a summary entry counts at least one call",
+                                       s.calls);
+  if (s.predicted_calls < 0 || s.predicted_calls > s.calls) {
+    return fmt::format("'predicted_calls' {} is not between 0 and 'calls' {}", s.predicted_calls,
+                       s.calls);
+  }
+  if (s.bytes_lo > s.bytes_hi) {
+    return fmt::format("'bytes_lo' {} is above 'bytes_hi' {}", s.bytes_lo, s.bytes_hi);
+  }
+  if (!s.overflow && s.comm_size < 1) {
+    return fmt::format("'comm_size' is {} outside an overflow entry", s.comm_size);
+  }
+  return {};
+}
+
+Module parse_module(Fields& f) {
+  Module m;
+  m.path = f.text("path");
+  m.base = f.count("base");
+  m.start = f.count("start");
+  m.end = f.count("end");
+  m.build_id = f.text_or("build_id", "");
+  return m;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, "; the
+// line is always 1 (we parse one line at a time), so keep only the column and the reason.
+std::string short_parse_error(const std::string& what) {
+  const auto column = what.find("column");
+  return column == std::string::npos ? what : what.substr(column);
+}
+
+// Everything read from one rank file, before it is merged into the RunLog.
+class RankFileReader {
+ public:
+  explicit RankFileReader(fs::path path) : path_(std::move(path)), name_(path_.string()) {}
+
+  void read(RunLog& out) {
+    std::ifstream in(path_);
+    if (!in) {
+      problem(0, "cannot be opened");
+      flush_problems(out);
+      return;
+    }
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      read_line(line, number, out);
+    }
+    finish(out);
+  }
+
+ private:
+  void read_line(const std::string& line, int number, RunLog& out) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;  // trailing newline etc.
+    json record;
+    try {
+      record = json::parse(line);
+    } catch (const json::parse_error& e) {
+      problem(number,
+              fmt::format("not valid JSON ({}); line skipped", short_parse_error(e.what())));
+      return;
+    }
+    if (!record.is_object()) {
+      problem(number, "not a JSON object; line skipped");
+      return;
+    }
+    if (!version_ok(record, number)) return;
+    dispatch(record, number, out);
+  }
+
+  bool version_ok(const json& record, int number) {
+    const auto v = record.find("v");
+    if (v == record.end() || !v->is_number_integer()) {
+      problem(number, "no format version 'v' (an integer); record skipped");
+      return false;
+    }
+    if (v->get<std::int64_t>() != kLogFormatVersion) {
+      problem(number, fmt::format("format version {}, but this collsel reads version {}; record "
+                                  "skipped (use the collsel that wrote the log)",
+                                  v->dump(), kLogFormatVersion));
+      return false;
+    }
+    return true;
+  }
+
+  void dispatch(const json& record, int number, RunLog& out) {
+    const auto type = record.find("type");
+    if (type == record.end() || !type->is_string()) {
+      problem(number, "no record type 'type' (a string); record skipped");
+      return;
+    }
+    const auto& kind = type->get_ref<const std::string&>();
+    if (kind == "run") {
+      on_run(record, number);
+    } else if (kind == "call") {
+      on_call(record, number, out);
+    } else if (kind == "summary") {
+      on_summary(record, number, out);
+    } else if (kind == "module") {
+      on_module(record, number);
+    } else if (kind == "end") {
+      on_end(record, number);
+    } else {
+      // A later version may add record kinds without changing the meaning of these ones.
+      ++unknown_types_[kind];
+    }
+  }
+
+  void on_run(const json& record, int number) {
+    Fields f(record);
+    RunHeader h = parse_run(f);
+    if (!f.error().empty()) {
+      problem(number, fmt::format("'run' record: {}; record skipped", f.error()));
+      return;
+    }
+    if (header_) {
+      problem(number, "a second 'run' record; ignored");
+      return;
+    }
+    h.file = name_;
+    header_ = std::move(h);
+  }
+
+  void on_call(const json& record, int number, RunLog& out) {
+    Fields f(record);
+    CallRecord c = parse_call(f);
+    if (!f.error().empty()) {
+      problem(number, fmt::format("'call' record: {}; record skipped", f.error()));
+      return;
+    }
+    check_run(c.run, "call", number);
+    ++call_records_;
+    out.calls.push_back(std::move(c));
+  }
+
+  void on_summary(const json& record, int number, RunLog& out) {
+    Fields f(record);
+    SummaryRecord s = parse_summary(f);
+    std::string error = f.error();
+    if (error.empty()) error = summary_inconsistency(s);
+    if (!error.empty()) {
+      problem(number, fmt::format("'summary' record: {}; record skipped", error));
+      return;
+    }
+    check_run(s.run, "summary", number);
+    summary_calls_ += s.calls;
+    out.summaries.push_back(std::move(s));
+  }
+
+  void on_module(const json& record, int number) {
+    Fields f(record);
+    Module m = parse_module(f);
+    if (!f.error().empty()) {
+      problem(number, fmt::format("'module' record: {}; record skipped", f.error()));
+      return;
+    }
+    modules_.push_back(std::move(m));
+  }
+
+  void on_end(const json& record, int number) {
+    Fields f(record);
+    const std::int64_t calls = f.integer("calls");
+    // Absent in logs written before the summary level existed: nothing was summarised.
+    const std::int64_t summarised = f.integer_or_zero("summarised_calls");
+    const std::int64_t overflow = f.integer_or_zero("overflow_calls");
+    if (!f.error().empty()) {
+      problem(number, fmt::format("'end' record: {}; record skipped", f.error()));
+      return;
+    }
+    end_calls_ = calls;
+    end_summarised_ = summarised;
+    end_overflow_ = overflow;
+  }
+
+  // Reported once per file: one foreign record usually means the whole file was mixed up.
+  void check_run(const std::string& run, std::string_view kind, int number) {
+    if (!header_ || run == header_->run || reported_foreign_run_) return;
+    reported_foreign_run_ = true;
+    problem(number, fmt::format("{} of run '{}' in a file of run '{}'", kind, run, header_->run));
+  }
+
+  void finish(RunLog& out) {
+    for (const auto& [kind, n] : unknown_types_) {
+      problem(0, fmt::format("{} record(s) of unknown type '{}' ignored (written by a newer "
+                             "collsel?)", n, kind));
+    }
+    if (!end_calls_) {
+      problem(0, "no 'end' record: the rank did not reach MPI_Finalize or the log was cut short, "
+                 "so its last buffered calls may be missing");
+    } else if (*end_calls_ != call_records_) {
+      problem(0, fmt::format("the 'end' record counts {} calls but {} call records were read",
+                             *end_calls_, call_records_));
+    }
+    if (end_calls_ && end_summarised_ != summary_calls_) {
+      problem(0, fmt::format("the 'end' record counts {} summarised calls but the summary records "
+                             "read hold {}",
+                             end_summarised_, summary_calls_));
+    }
+    if (header_) {
+      header_->end_calls = end_calls_;
+      header_->call_records = call_records_;
+      header_->summarised_calls = end_summarised_;
+      header_->overflow_calls = end_overflow_;
+      header_->modules = std::move(modules_);
+      out.ranks.push_back(std::move(*header_));
+    } else {
+      problem(0, "no valid 'run' record (every rank file starts with one); host and model of this "
+                 "rank unknown");
+    }
+    flush_problems(out);
+  }
+
+  void problem(int line, std::string what) {
+    ++problem_count_;
+    if (problem_count_ > kMaxProblemsPerFile) return;
+    problems_.push_back(line > 0 ? fmt::format("{}:{}: {}", name_, line, what)
+                                 : fmt::format("{}: {}", name_, what));
+  }
+
+  void flush_problems(RunLog& out) {
+    out.problems.insert(out.problems.end(), problems_.begin(), problems_.end());
+    if (problem_count_ > kMaxProblemsPerFile) {
+      out.problems.push_back(fmt::format("{}: {} more problems not shown", name_,
+                                         problem_count_ - kMaxProblemsPerFile));
+    }
+  }
+
+  fs::path path_;
+  std::string name_;
+  std::optional<RunHeader> header_;
+  std::optional<std::int64_t> end_calls_;
+  std::int64_t end_summarised_ = 0;
+  std::int64_t end_overflow_ = 0;
+  std::int64_t call_records_ = 0;
+  std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
+  std::vector<Module> modules_;
+  std::map<std::string, int> unknown_types_;
+  bool reported_foreign_run_ = false;
+  int problem_count_ = 0;
+  std::vector<std::string> problems_;
+};
+
+bool is_rank_file(const fs::directory_entry& entry) {
+  const std::string name = entry.path().filename().string();
+  return entry.is_regular_file() && name.starts_with("rank-") && name.ends_with(".jsonl");
+}
+
+void check_run_ids(RunLog& log) {
+  for (const RunHeader& h : log.ranks) {
+    if (h.run != log.run_id) {
+      log.problems.push_back(fmt::format("{}: run '{}' differs from run '{}' of the other files",
+                                         h.file, h.run, log.run_id));
+    }
+  }
+}
+
+void check_world_size(RunLog& log) {
+  if (log.ranks.empty()) return;
+  const int world_size = log.ranks.front().world_size;
+  if (static_cast<int>(log.ranks.size()) < world_size) {
+    log.problems.push_back(fmt::format("{}: {} of {} rank files found; calls of the missing ranks "
+                                       "are absent",
+                                       log.dir, log.ranks.size(), world_size));
+  }
+}
+
+}  // namespace
+
+std::vector<fs::path> rank_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (is_rank_file(entry)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::optional<fs::path> find_run_dir(const fs::path& dir_or_logdir, std::string_view run_id) {
+  if (!run_id.empty()) {
+    if (dir_or_logdir.filename() == run_id && !rank_files(dir_or_logdir).empty()) {
+      return dir_or_logdir;
+    }
+    const fs::path candidate = dir_or_logdir / run_id;
+    if (!rank_files(candidate).empty()) return candidate;
+    return std::nullopt;
+  }
+  if (!rank_files(dir_or_logdir).empty()) return dir_or_logdir;
+  std::vector<fs::path> runs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_or_logdir, ec)) {
+    if (entry.is_directory() && !rank_files(entry.path()).empty()) runs.push_back(entry.path());
+  }
+  if (runs.empty()) return std::nullopt;
+  return *std::max_element(runs.begin(), runs.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename() < b.filename();
+  });
+}
+
+RunLog read_run_dir(const fs::path& run_dir) {
+  RunLog log;
+  log.dir = run_dir.string();
+  for (const fs::path& file : rank_files(run_dir)) RankFileReader(file).read(log);
+  std::sort(log.ranks.begin(), log.ranks.end(),
+            [](const RunHeader& a, const RunHeader& b) { return a.world_rank < b.world_rank; });
+  // The directory is named after the run; the headers say it too, and should agree.
+  log.run_id = log.ranks.empty() ? run_dir.filename().string() : log.ranks.front().run;
+  check_run_ids(log);
+  check_world_size(log);
+  return log;
+}
+
+RunLog read_run(const fs::path& dir_or_logdir, std::string_view run_id) {
+  if (const auto dir = find_run_dir(dir_or_logdir, run_id)) return read_run_dir(*dir);
+  RunLog log;
+  log.dir = dir_or_logdir.string();
+  std::error_code ec;
+  if (!fs::is_directory(dir_or_logdir, ec)) {
+    log.problems.push_back(fmt::format("{}: no such directory", log.dir));
+  } else if (!run_id.empty()) {
+    log.problems.push_back(
+        fmt::format("{}: no run '{}' (no {}/{}/rank-*.jsonl files)", log.dir, run_id, log.dir,
+                    run_id));
+  } else {
+    log.problems.push_back(fmt::format(
+        "{}: no rank-*.jsonl files, neither directly in it nor in a run subdirectory", log.dir));
+  }
+  return log;
+}
+
+}  // namespace collsel::logs
