@@ -19,18 +19,20 @@
 #include "tools/report/call_sites.hpp"
 #include "common/duration_format.hpp"
 #include "tools/decisions/native_choice.hpp"
+#include "tools/report/run_stats.hpp"
 #include "common/size_parse.hpp"
 #include "common/text_table.hpp"
 
 namespace collsel::report {
 namespace {
 
+using namespace detail;
+
 using logs::CallRecord;
 using logs::SummaryRecord;
 // Ordered: keys come out in the documented order, which people reading the JSON appreciate.
 using json = nlohmann::ordered_json;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Enough examples to find the calls in the log; the count says how many there are in all.
 constexpr std::size_t kDisagreementExamples = 5;
 // Ranks named in the trace-cap and overflow warnings; the count says how many there are in all.
@@ -75,172 +77,6 @@ MergedCall merge_one(const std::vector<const CallRecord*>& records) {
   m.ranks_disagree = choices.size() > 1;
   if (m.ranks_disagree) m.algorithms_seen.assign(choices.begin(), choices.end());
   return m;
-}
-
-// ---- grouping merged calls into rows ---------------------------------------------------------
-
-using RowKey = std::tuple<std::string, std::string, std::uint64_t, int>;
-
-// The merged trace calls of one row or key.
-struct RowSums {
-  int calls = 0;
-  int incomplete = 0;
-  std::uint64_t bytes = 0;
-  std::int64_t missing_ranks = 0;  // rank observations absent from incomplete calls
-  std::set<std::uint64_t> segments;
-  std::set<std::string> rungs;
-  double actual_sum = 0.0;
-  double actual_min = std::numeric_limits<double>::infinity();
-  double actual_max = -std::numeric_limits<double>::infinity();
-  int predicted = 0;
-  double predicted_sum = 0.0;
-  double rel_sum = 0.0;
-  double abs_rel_sum = 0.0;
-
-  void add(const MergedCall& c) {
-    ++calls;
-    bytes += c.bytes;
-    if (c.ranks_present < c.comm_size) {
-      ++incomplete;
-      missing_ranks += c.comm_size - c.ranks_present;
-    }
-    segments.insert(c.segment_bytes);
-    rungs.insert(c.rung);
-    actual_sum += c.actual_s;
-    actual_min = std::min(actual_min, c.actual_s);
-    actual_max = std::max(actual_max, c.actual_s);
-    // E_rel divides by the actual time; a zero (timer resolution, P = 1) has no relative error.
-    if (!c.predicted_s || !(c.actual_s > 0.0)) return;
-    const double rel = (*c.predicted_s - c.actual_s) / c.actual_s;
-    ++predicted;
-    predicted_sum += *c.predicted_s;
-    rel_sum += rel;
-    abs_rel_sum += std::fabs(rel);
-  }
-};
-
-Row make_row(const RowKey& key, const RowSums& s) {
-  Row row;
-  std::tie(row.coll, row.algorithm, row.bytes, row.comm_size) = key;
-  row.calls = s.calls;
-  row.incomplete_calls = s.incomplete;
-  row.segment_bytes.assign(s.segments.begin(), s.segments.end());
-  row.rungs.assign(s.rungs.begin(), s.rungs.end());
-  row.mean_actual_s = s.actual_sum / s.calls;
-  row.min_actual_s = s.actual_min;
-  row.max_actual_s = s.actual_max;
-  row.predicted_calls = s.predicted;
-  const double n = s.predicted;
-  row.mean_predicted_s = s.predicted > 0 ? s.predicted_sum / n : kNaN;
-  row.mean_rel_error = s.predicted > 0 ? s.rel_sum / n : kNaN;
-  row.mean_abs_rel_error = s.predicted > 0 ? s.abs_rel_sum / n : kNaN;
-  return row;
-}
-
-// ---- keys of the run-level sections: trace calls and summary records together ---------------
-
-// (coll, algorithm, bucket, comm_size): the order of the errors section.
-using StatsKey = std::tuple<std::string, std::string, Bucket, int>;
-
-// One rank's summary records of one key, added over call sites.
-struct RankSums {
-  std::int64_t calls = 0;
-  std::uint64_t bytes = 0;
-  double actual_s = 0.0;
-  std::int64_t predicted_calls = 0;
-  double predicted_s = 0.0;
-
-  void add(const SummaryRecord& s) {
-    *this += {s.calls, s.bytes_sum, s.actual_sum_s, s.predicted_calls, s.predicted_sum_s};
-  }
-  RankSums& operator+=(const RankSums& o) {
-    calls += o.calls;
-    bytes += o.bytes;
-    actual_s += o.actual_s;
-    predicted_calls += o.predicted_calls;
-    predicted_s += o.predicted_s;
-    return *this;
-  }
-};
-
-// Per-rank sums of one key, by world rank.
-struct SummarySums {
-  std::map<int, RankSums> ranks;
-
-  // Every rank's sums added: its counts are rank observations, P per call.
-  [[nodiscard]] RankSums pooled() const {
-    RankSums all;
-    for (const auto& [rank, r] : ranks) all += r;
-    return all;
-  }
-  // The slowest rank's mean time per call: the summary's stand-in for "the slowest rank's time".
-  [[nodiscard]] double slowest_mean_s() const {
-    double slowest = 0.0;
-    for (const auto& [rank, r] : ranks) slowest = std::max(slowest, r.actual_s / r.calls);
-    return slowest;
-  }
-};
-
-// Every call of a P-rank communicator is counted by its P ranks. At least one call when anything
-// is left, so that no observed time disappears in the rounding of an incomplete key.
-std::int64_t calls_from_observations(std::int64_t observations, int comm_size) {
-  if (observations <= 0 || comm_size <= 0) return 0;
-  return std::max<std::int64_t>(
-      1, std::llround(static_cast<double>(observations) / static_cast<double>(comm_size)));
-}
-
-// The calls of one key, traced and summarised, counted once (report.hpp).
-struct KeyStats {
-  int comm_size = 0;
-  RowSums trace;
-  SummarySums summary;
-
-  // Summary calls not already counted by a trace call: ranks that reached their trace cap before
-  // the others hold, in their summaries, the observations the incomplete trace calls lack.
-  [[nodiscard]] std::int64_t summary_calls() const {
-    return calls_from_observations(summary.pooled().calls - trace.missing_ranks, comm_size);
-  }
-  [[nodiscard]] std::int64_t calls() const { return trace.calls + summary_calls(); }
-  [[nodiscard]] double time_s() const {
-    return trace.actual_sum + static_cast<double>(summary_calls()) * summary.slowest_mean_s();
-  }
-  [[nodiscard]] std::uint64_t bytes() const {
-    const RankSums all = summary.pooled();
-    if (all.calls == 0) return trace.bytes;
-    const double mean_bytes = static_cast<double>(all.bytes) / static_cast<double>(all.calls);
-    return trace.bytes + static_cast<std::uint64_t>(
-                             std::llround(static_cast<double>(summary_calls()) * mean_bytes));
-  }
-};
-
-// Everything the run-level sections are computed from.
-struct RunStats {
-  std::map<StatsKey, KeyStats> keys;
-  // Overflow entries, by collective then world rank: calls of unknown algorithm and size.
-  std::map<std::string, std::map<int, RankSums>> overflow;
-};
-
-RunStats collect_stats(const std::vector<MergedCall>& calls,
-                       const std::vector<SummaryRecord>& summaries) {
-  RunStats stats;
-  const auto key_stats = [&stats](StatsKey key) -> KeyStats& {
-    KeyStats& k = stats.keys[key];
-    k.comm_size = std::get<3>(key);
-    return k;
-  };
-  for (const MergedCall& c : calls) {
-    key_stats({c.coll, c.algorithm, bucket_of(c.bytes), c.comm_size}).trace.add(c);
-  }
-  for (const SummaryRecord& s : summaries) {
-    if (s.overflow) {
-      stats.overflow[s.coll][s.world_rank].add(s);
-      continue;
-    }
-    key_stats({s.coll, s.algorithm, Bucket{s.bytes_lo, s.bytes_hi}, s.comm_size})
-        .summary.ranks[s.world_rank]
-        .add(s);
-  }
-  return stats;
 }
 
 // ---- totals ----------------------------------------------------------------------------------
@@ -322,145 +158,6 @@ std::vector<ErrorRow> make_errors(const RunStats& stats) {
     if (!k.summary.ranks.empty()) errors.push_back(summary_error_row(key, k.summary));
   }
   return errors;
-}
-
-// ---- savings ---------------------------------------------------------------------------------
-
-using SavingKey = std::tuple<std::string, int, Bucket>;
-
-// Calls and their total time (each call's time its slowest rank's).
-struct CallSums {
-  std::int64_t calls = 0;
-  double time_s = 0.0;
-};
-
-// What collsel ran for one (coll, comm_size, bucket).
-struct ServedSums {
-  std::int64_t calls = 0;
-  double time_s = 0.0;
-  std::uint64_t bytes = 0;
-  std::map<std::string, CallSums> by_algorithm;
-};
-
-// Native calls per (coll, comm_size, bucket) of one run.
-std::map<SavingKey, CallSums> native_sums(const RunStats& stats) {
-  std::map<SavingKey, CallSums> out;
-  for (const auto& [key, k] : stats.keys) {
-    if (std::get<1>(key) != kNative) continue;
-    CallSums& n = out[{std::get<0>(key), std::get<3>(key), std::get<2>(key)}];
-    n.calls += k.calls();
-    n.time_s += k.time_s();
-  }
-  return out;
-}
-
-std::string measured_note(std::int64_t here, std::int64_t baseline) {
-  if (baseline == 0) return fmt::format("mean of {} native call(s) of this run", here);
-  if (here == 0) return fmt::format("mean of {} native call(s) of the baseline run", baseline);
-  return fmt::format("mean of {} native call(s) of this run and {} of the baseline run", here,
-                     baseline);
-}
-
-// The model prices MPICH's stand-in and what ran, under the same model at the calls' mean size;
-// the native estimate is the measured time scaled by their ratio (report.hpp: a raw prediction
-// against a measurement would count the model's own error as time saved or lost).
-void price_with_model(const SavingKey& key, const ServedSums& served,
-                      const native::NativeEstimator& estimator, SavingRow& row) {
-  const auto known = collective_from_name(std::get<0>(key));
-  if (!known || row.comm_size < 1) {  // a log of a newer collsel, or a damaged one
-    row.native_note = fmt::format("the model cannot price {} on {} rank(s)", row.coll,
-                                  row.comm_size);
-    return;
-  }
-  const Collective coll = *known;
-  const auto mean_bytes = static_cast<std::uint64_t>(
-      std::llround(static_cast<double>(served.bytes) / static_cast<double>(served.calls)));
-  const native::NativeEstimate estimate = estimator.estimate(coll, row.comm_size, mean_bytes);
-  row.native_note = estimate.note;
-  if (!estimate.predicted_s) return;
-  double native_s = 0.0;
-  for (const auto& [algorithm, sums] : served.by_algorithm) {
-    const native::NativePrice ran = estimator.price(coll, row.comm_size, mean_bytes, algorithm);
-    if (!ran.predicted_s || !(*ran.predicted_s > 0.0)) {
-      row.native_note += fmt::format(
-          "; no estimate: {}", ran.predicted_s ? fmt::format("the model predicts no time for {} "
-                                                             "at this size, nothing to scale",
-                                                             algorithm)
-                                               : ran.why_not);
-      return;
-    }
-    native_s += sums.time_s * (*estimate.predicted_s / *ran.predicted_s);
-  }
-  row.native_basis = "model:" + estimate.algorithm;
-  row.native_s = native_s;
-  row.native_note += fmt::format("; the model predicts {} per call for it",
-                                 common::format_duration(*estimate.predicted_s));
-  if (served.time_s > 0.0) {
-    row.native_note += fmt::format(", x{:.3g} the measured time", native_s / served.time_s);
-  }
-}
-
-SavingRow saving_row(const SavingKey& key, const ServedSums& served, const CallSums& here,
-                     const CallSums& baseline, const native::NativeEstimator* estimator) {
-  SavingRow row;
-  std::tie(row.coll, row.comm_size, row.bucket) = key;
-  row.algorithm = std::max_element(served.by_algorithm.begin(), served.by_algorithm.end(),
-                                   [](const auto& a, const auto& b) {
-                                     return a.second.calls < b.second.calls;
-                                   })
-                      ->first;
-  row.calls = served.calls;
-  row.actual_s = served.time_s;
-  row.native_s = kNaN;
-  const std::int64_t native_calls = here.calls + baseline.calls;
-  if (native_calls > 0) {
-    row.native_basis = "measured";
-    row.native_calls = native_calls;
-    row.native_s = (here.time_s + baseline.time_s) / static_cast<double>(native_calls) *
-                   static_cast<double>(served.calls);
-    row.native_note = measured_note(here.calls, baseline.calls);
-  } else if (estimator != nullptr) {
-    price_with_model(key, served, *estimator, row);
-  } else {
-    row.native_note = "no native call measured and no model given";
-  }
-  if (served.by_algorithm.size() > 1) {
-    row.native_note += fmt::format("; {} algorithms ran, {} the most", served.by_algorithm.size(),
-                                   row.algorithm);
-  }
-  row.saved_s = row.native_s - row.actual_s;  // NaN stays NaN: no estimate
-  return row;
-}
-
-std::vector<SavingRow> make_savings(const RunStats& stats, const RunStats* baseline,
-                                    const native::NativeEstimator* estimator,
-                                    double& saved_total) {
-  std::map<SavingKey, ServedSums> served;
-  for (const auto& [key, k] : stats.keys) {
-    if (std::get<1>(key) == kNative) continue;
-    const std::int64_t calls = k.calls();
-    if (calls == 0) continue;
-    ServedSums& s = served[{std::get<0>(key), std::get<3>(key), std::get<2>(key)}];
-    s.calls += calls;
-    s.time_s += k.time_s();
-    s.bytes += k.bytes();
-    CallSums& by = s.by_algorithm[std::get<1>(key)];
-    by.calls += calls;
-    by.time_s += k.time_s();
-  }
-  const auto here = native_sums(stats);
-  const auto there = baseline != nullptr ? native_sums(*baseline) : decltype(here){};
-  const auto sums_of = [](const std::map<SavingKey, CallSums>& m, const SavingKey& key) {
-    const auto it = m.find(key);
-    return it == m.end() ? CallSums{} : it->second;
-  };
-  std::vector<SavingRow> rows;
-  saved_total = 0.0;
-  for (const auto& [key, s] : served) {  // map order: coll, comm_size, bucket
-    rows.push_back(saving_row(key, s, sums_of(here, key), sums_of(there, key), estimator));
-    if (!std::isnan(rows.back().saved_s)) saved_total += rows.back().saved_s;
-  }
-  return rows;
 }
 
 // ---- call sites ------------------------------------------------------------------------------
