@@ -57,24 +57,27 @@ struct Options {
   bool also_closed_form = false;
   bool trace = false;
   bool list_natives = false;
+  bool single_run = false;
+  double max_variant_wall_s = 0.0;
 };
 
 void write_rows(std::FILE* csv, const std::string& label,
                 const collsel::calibrate::PointResult& p) {
   for (const auto& v : p.variants) {
     const auto s = collsel::calibrate::summarise(v.samples);
+    const bool none = v.failed || v.samples.empty();
     std::fprintf(csv,
                  "\"%s\",%s,%d,%llu,%s,%s,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%s,%d,%d,%d,%d,"
-                 "%s,%d,%.3f,%.9g\n",
+                 "%s,%d,%.3f,%.9g,%d,%d\n",
                  label.c_str(), std::string(collsel::collective_name(p.coll)).c_str(),
                  p.comm_size, static_cast<unsigned long long>(p.bytes), v.name.c_str(),
                  v.algorithm.c_str(), static_cast<unsigned long long>(v.params.segment_bytes),
-                 v.predicted_s, v.failed ? NAN : s.median, v.failed ? NAN : s.p25,
-                 v.failed ? NAN : s.p75, v.failed ? NAN : s.min, v.failed ? NAN : s.max, p.reps,
+                 v.predicted_s, none ? NAN : s.median, none ? NAN : s.p25,
+                 none ? NAN : s.p75, none ? NAN : s.min, none ? NAN : s.max, p.reps,
                  v.params.window, std::string(collsel::calibrate::variant_kind_name(v.kind)).c_str(),
                  p.checked ? 1 : 0, p.nodes, v.failed ? 1 : 0, v.simulated ? 1 : 0,
                  std::string(collsel::flavour::name()).c_str(), v.correct ? 1 : 0, v.wall_s,
-                 v.warmup_s);
+                 v.warmup_s, v.reused ? 1 : 0, v.skipped ? 1 : 0);
   }
   std::fflush(csv);
 }
@@ -130,6 +133,12 @@ int main(int argc, char** argv) {
                "also the choice decide() makes without the ranks' placement (\"auto:closed-form\", "
                "run directly): what simulating schedules on the placement changes");
   app.add_flag("--trace", opt.trace, "rank 0 names every call before it starts");
+  app.add_flag("--single-run", opt.single_run,
+               "for a deterministic clock (a simulated cluster): every variant once, a choice "
+               "that picks a forced variant's algorithm takes its time (the `reused` column)");
+  app.add_option("--max-variant-wall", opt.max_variant_wall_s,
+                 "with --single-run: skip a variant at the larger sizes once one of its calls "
+                 "took more than this many seconds of wall time to simulate (`skipped`)");
   app.add_flag("--list-natives", opt.list_natives,
                "print the native routines of each collective (\"COLL NAME KIND\") and exit");
   try {
@@ -182,7 +191,7 @@ int main(int argc, char** argv) {
       std::fprintf(csv,
                    "label,coll,P,bytes,variant,algorithm,segment_bytes,predicted_s,median_s,"
                    "p25_s,p75_s,min_s,max_s,reps,window,kind,checked,nodes,failed,simulated,"
-                   "flavour,correct,wall_s,warmup_s\n");
+                   "flavour,correct,wall_s,warmup_s,reused,skipped\n");
     }
   }
   bool ok = true;
@@ -201,6 +210,8 @@ int main(int argc, char** argv) {
     co.native = opt.native;
     co.fixed = co.automatic = opt.collsel;
     co.trace = opt.trace;
+    co.single_run = opt.single_run;
+    co.max_variant_wall_s = opt.max_variant_wall_s;
     std::optional<collsel::models::ModelFile> embedded;
     if (opt.collsel && opt.also_default_model && !opt.model.empty()) {
       embedded = load_model("", rank);

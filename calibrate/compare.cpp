@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "flavour/flavour.hpp"
 #include "selector/node_placement.hpp"
@@ -68,7 +69,7 @@ void list_natives(std::span<const flavour::Native<Fn>> natives, std::vector<Vari
     }
     const std::string name(natives[i].name);
     out.push_back({name, library_choice ? VariantKind::native : VariantKind::library, name, {},
-                   NAN, false, false, true, 0.0, 0.0, {}});
+                   NAN, false, false, true, 0.0, 0.0, false, false, {}});
     index.push_back(static_cast<int>(i));
   }
 }
@@ -88,6 +89,8 @@ struct Comparer::Impl {
   int size = 1;
   models::contention::Placement placement;
   LastAlgorithmFn last_algorithm = nullptr;
+  bool shim_warm = false;               // the shim has run a call on `comm` (single_run)
+  std::set<std::string> too_costly;     // variants skipped from now on (single_run)
   flavour::Scratch buf;
   flavour::Scratch send;
 
@@ -239,6 +242,53 @@ Comparer::~Comparer() = default;
 
 bool Comparer::shim_loaded() const { return impl_->last_algorithm != nullptr; }
 
+void Comparer::run_once(Collective coll, std::uint64_t bytes, const CompareOptions& o,
+                        const std::vector<int>& index, PointResult& out) {
+  Impl& im = *impl_;
+  out.reps = 1;
+  for (std::size_t i = 0; i < out.variants.size(); ++i) {
+    VariantResult& v = out.variants[i];
+    const bool choice = v.kind == VariantKind::automatic || v.kind == VariantKind::choice;
+    // The shim's first call of the run also creates its context: that one is always run.
+    const bool shim_first = v.kind == VariantKind::automatic && !im.shim_warm;
+    if (choice && !shim_first) {
+      const auto same = std::find_if(out.variants.begin(), out.variants.begin() + i,
+                                     [&](const VariantResult& f) {
+                                       return (f.kind == VariantKind::fixed ||
+                                               f.kind == VariantKind::automatic ||
+                                               f.kind == VariantKind::choice) &&
+                                              !f.failed && !f.skipped && !f.samples.empty() &&
+                                              f.algorithm == v.algorithm && f.params == v.params;
+                                     });
+      if (same != out.variants.begin() + i) {
+        v.samples = same->samples;
+        v.warmup_s = same->warmup_s;
+        v.correct = same->correct;
+        v.reused = true;
+        continue;
+      }
+    }
+    if (im.too_costly.count(v.name) != 0) {
+      v.skipped = true;
+      continue;
+    }
+    const bool checkable = im.fill(coll, bytes);
+    out.checked = out.checked && checkable;
+    v.warmup_s = im.timed(coll, v, index[i], o.trace);
+    if (checkable && !v.failed) {
+      v.correct = im.check(coll, bytes);
+      if (v.kind != VariantKind::library) out.correct = out.correct && v.correct;
+    }
+    if (v.failed) continue;
+    v.samples.push_back(shim_first ? im.timed(coll, v, index[i], o.trace) : v.warmup_s);
+    if (v.kind == VariantKind::automatic) im.shim_warm = true;
+    // Every rank decides from rank 0's reading, so all skip the same variants.
+    int costly = o.max_variant_wall_s > 0 && v.wall_s > o.max_variant_wall_s ? 1 : 0;
+    PMPI_Bcast(&costly, 1, MPI_INT, 0, im.comm);
+    if (costly) im.too_costly.insert(v.name);
+  }
+}
+
 PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOptions& o) {
   Impl& im = *impl_;
   const CallShape shape{coll, im.size, bytes, 0};
@@ -261,20 +311,26 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
     if (d.table[i].not_applicable) continue;
     const std::string name(d.table[i].name);
     out.variants.push_back({name, VariantKind::fixed, name, d.table[i].params,
-                            d.table[i].predicted_s, d.table[i].simulated, false, true, 0.0, 0.0, {}});
+                            d.table[i].predicted_s, d.table[i].simulated, false, true, 0.0, 0.0, false, false, {}});
     index.push_back(static_cast<int>(i));
   }
   if (o.automatic) {
     out.variants.push_back({"auto", VariantKind::automatic, out.model_choice, d.params(),
-                            d.predicted_s(), d.simulated(), false, true, 0.0, 0.0, {}});
+                            d.predicted_s(), d.simulated(), false, true, 0.0, 0.0, false, false, {}});
     index.push_back(d.winner);
   }
   for (const ExtraChoice& extra : o.choices) {
     const Decision e =
         decide(shape, extra.models, im.policy, extra.placement ? &im.placement : nullptr);
     out.variants.push_back({extra.name, VariantKind::choice, std::string(e.algorithm()),
-                            e.params(), e.predicted_s(), e.simulated(), false, true, 0.0, 0.0, {}});
+                            e.params(), e.predicted_s(), e.simulated(), false, true, 0.0, 0.0, false, false, {}});
     index.push_back(e.winner);
+  }
+
+  if (o.single_run) {
+    run_once(coll, bytes, o, index, out);
+    im.free_native_comms();
+    return out;
   }
 
   // Warm-up round: checks every variant's result and sizes the repetitions to the budget.

@@ -40,6 +40,9 @@ struct VariantResult {
                                 // simulation's cost, under SMPI)
   double warmup_s = 0.0;        // the first call's time (the slowest rank's): for "auto", what the
                                 // shim's first call of a shape costs, set-up included
+  bool reused = false;   // single_run: the time of the forced variant of the same algorithm and
+                         // parameters, not run again
+  bool skipped = false;  // max_variant_wall_s: a smaller size of it took too long to simulate
   std::vector<double> samples;  // seconds per call, the slowest rank's; rank 0 only
 };
 
@@ -73,6 +76,15 @@ struct CompareOptions {
   bool automatic = true;  // include collsel's choice (the shim's call when it is loaded)
   std::vector<ExtraChoice> choices;
   bool trace = false;  // rank 0 names every call before it starts (finding a routine that hangs)
+  // For a deterministic clock (SMPI): every variant runs once and that call is its time, except
+  // the shim's first call of the run, which also creates its context and is run twice; a choice
+  // (auto, auto:default...) that picks the algorithm and parameters of a variant measured before
+  // it (a forced one, or another choice) takes that time instead of running again. Repetitions
+  // are ignored.
+  bool single_run = false;
+  // With single_run: a variant whose call took more wall-clock seconds than this (rank 0's
+  // reading, shared) is skipped at the larger sizes of this run; 0: never.
+  double max_variant_wall_s = 0.0;
   int min_reps = 3;
   int max_reps = 9;
   double budget_s = 20.0;  // per point: repetitions are cut to fit, never below min_reps
@@ -95,6 +107,8 @@ class Comparer {
   PointResult run(Collective coll, std::uint64_t bytes, const CompareOptions& options);
 
  private:
+  void run_once(Collective coll, std::uint64_t bytes, const CompareOptions& options,
+                const std::vector<int>& index, PointResult& out);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
