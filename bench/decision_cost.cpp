@@ -21,6 +21,7 @@
 #include "models/model_file.hpp"
 #include "pmpi/comm_context.hpp"
 #include "selector/decide.hpp"
+#include "selector/registry.hpp"
 
 namespace {
 
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
                                        {collsel::Collective::scatter, 16, 4096, 0}};
   for (const auto& s : shapes) {
     const auto d = collsel::decide(s, models, policy);
-    ctx.remember(s, {d.winner, d.params(), d.rung, d.predicted_s()});
+    ctx.remember(s, {collsel::winner_row(s.coll, d), d.params(), d.rung, d.predicted_s()});
   }
   volatile const void* sink = nullptr;
   const double hit = median_ns_per_op(iterations, [&](int i) { sink = ctx.cached(shapes[i % 4]); });

@@ -14,12 +14,13 @@
 
 #include "models/contention/schedule.hpp"
 #include "selector/decide.hpp"
+#include "selector/registry.hpp"
 
 namespace collsel::pmpi {
 
 // The part of a Decision the hot path needs.
 struct Choice {
-  int algorithm = -1;  // registry index; -1: native
+  RegistryRow row;  // the registry row to run; none: the native routine
   AlgoParams params;
   Rung rung = Rung::native;
   double predicted_s = 0.0;  // NaN when no model applies

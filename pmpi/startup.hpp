@@ -1,0 +1,41 @@
+// The shim's start-up, collective over the communicator it starts on (MPI_COMM_WORLD, or the
+// first intercepted call's when MPI_Init was not seen): rank 0 reads the config and the model file
+// into strings and broadcasts them with the environment it saw and the run id, every rank parses
+// the same bytes (STYLE.md 8.7 #28), rank 0 alone prints problems, and all ranks agree whether
+// the run is logged. What it yields is read-only for the rest of the run.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+
+#include "models/model_file.hpp"
+#include "pmpi/call_log.hpp"
+#include "pmpi/call_site.hpp"
+#include "selector/config.hpp"
+#include "selector/decide.hpp"
+
+namespace collsel::pmpi {
+
+struct Startup {
+  Config config;
+  std::optional<models::ModelFile> calibrated;
+  std::optional<models::ModelFile> fallback;  // the embedded default model
+  // The model in use simulates schedules ([contention] use != never): contexts then gather their
+  // ranks' placement. Equal on all ranks, like the model it comes from.
+  bool placement_wanted = false;
+  std::unique_ptr<CallLog> log;                     // null: the run is not logged
+  std::unique_ptr<const CallSiteCapture> sites;     // null: no call sites
+  double time_origin = 0.0;                         // PMPI_Wtime() at start-up
+
+  // Points into `calibrated` and `fallback`: valid while this object lives where it is.
+  [[nodiscard]] ModelSet models() const {
+    return {calibrated ? &*calibrated : nullptr, fallback ? &*fallback : nullptr};
+  }
+};
+
+// Collective over `comm`; `world_rank` names this process in the log.
+Startup start_up(MPI_Comm comm, int world_rank);
+
+}  // namespace collsel::pmpi
