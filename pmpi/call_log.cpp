@@ -12,58 +12,138 @@
 #include <fmt/format.h>
 
 #include "collsel_version.hpp"
+#include "common/log_schema.hpp"
 #include "pmpi/loaded_objects.hpp"
 
 namespace collsel::pmpi {
 namespace {
 
-// JSON string escaping for the few free-text fields (host names, paths).
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
+using logs::schema::Presence;
+
+// JSON string escaping for the free-text fields (host names, paths).
+void append_json_string(fmt::memory_buffer& out, std::string_view s) {
+  out.push_back('"');
   for (char c : s) {
     switch (c) {
       case '"':
-        out += "\\\"";
+        out.append(std::string_view("\\\""));
         break;
       case '\\':
-        out += "\\\\";
+        out.append(std::string_view("\\\\"));
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+          fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\u{:04x}"),
+                         static_cast<unsigned>(c));
         } else {
-          out += c;
+          out.push_back(c);
         }
     }
   }
-  return out + "\"";
+  out.push_back('"');
 }
 
-// Appends a number, or null for NaN/inf (no prediction), without a temporary string.
-void append_number(fmt::memory_buffer& out, double v) {
-  if (std::isfinite(v)) {
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v);
-  } else {
-    out.append(std::string_view("null"));
-  }
-}
+// Emits the fields of a record as the schema lists them (common/log_schema.hpp), each as
+// ,"name":value after the header, by the member's type.
+class JsonFields {
+ public:
+  explicit JsonFields(fmt::memory_buffer& out) : out_(out) {}
 
-// `"stack":[pc,...]`, decimal: JSON has no hex literals, and readers parse integers natively.
-void append_stack(fmt::memory_buffer& out, const CallSite& site) {
-  out.append(std::string_view("\"stack\":["));
-  for (int i = 0; i < site.depth; ++i) {
-    if (i > 0) out.push_back(',');
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"),
-                   site.pcs[static_cast<std::size_t>(i)]);
+  void operator()(std::string_view key, std::string_view v, Presence) {
+    name(key);
+    append_json_string(out_, v);
   }
-  out.push_back(']');
-}
+  void operator()(std::string_view key, bool v, Presence) {
+    name(key);
+    out_.append(v ? std::string_view("true") : std::string_view("false"));
+  }
+  template <class I>
+    requires std::is_integral_v<I>
+  void operator()(std::string_view key, I v, Presence) {
+    name(key);
+    fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{}"), v);
+  }
+  // A number, or null for NaN/inf (no prediction).
+  void operator()(std::string_view key, double v, Presence) {
+    name(key);
+    if (std::isfinite(v)) {
+      fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{}"), v);
+    } else {
+      out_.append(std::string_view("null"));
+    }
+  }
+  // [pc,...], decimal: JSON has no hex literals, and readers parse integers natively.
+  void operator()(std::string_view key, const CallSite& site, Presence) {
+    name(key);
+    out_.push_back('[');
+    for (int i = 0; i < site.depth; ++i) {
+      if (i > 0) out_.push_back(',');
+      fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{}"),
+                     site.pcs[static_cast<std::size_t>(i)]);
+    }
+    out_.push_back(']');
+  }
+
+ private:
+  void name(std::string_view key) {
+    out_.push_back(',');
+    out_.push_back('"');
+    out_.append(key);
+    out_.append(std::string_view("\":"));
+  }
+  fmt::memory_buffer& out_;
+};
+
+// The writer's views of its records, with the schema's member names.
+struct RunView {
+  int world_size;
+  std::string_view host, level;
+  int stack_depth;
+  std::uint64_t max_records;
+  std::string_view collsel_version, config, model;
+};
+
+struct CallView {
+  std::string_view comm;
+  int comm_rank, comm_size;
+  std::uint64_t seq;
+  std::string_view coll;
+  std::uint64_t bytes;
+  int root;
+  std::string_view algorithm;
+  std::uint64_t segment_bytes;
+  int window;
+  std::string_view rung;
+  double predicted_s;
+  bool simulated;
+  double actual_s, start_s;
+  const CallSite& stack;
+};
+
+struct SummaryView {
+  int comm_size;
+  std::string_view coll, algorithm, rung;
+  std::uint64_t bytes_lo, bytes_hi;
+  const CallSite& stack;
+  bool overflow;
+  std::uint64_t calls, bytes_sum;
+  double actual_sum_s, actual_min_s, actual_max_s;
+  std::uint64_t predicted_calls;
+  double predicted_sum_s, predicted_min_s, predicted_max_s;  // NaN: null
+};
+
+struct EndView {
+  std::uint64_t calls, summarised_calls, overflow_calls;
+};
 
 }  // namespace
 
 CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t buffer_records,
                  std::uint32_t summary_entries, std::string& error)
-    : info_(info), run_json_(json_string(info.run_id)) {
+    : info_(info) {
+  fmt::memory_buffer run;
+  append_json_string(run, info.run_id);
+  run_json_.assign(run.data(), run.size());
   // Allocate first: a rank that cannot hold its buffers is not logged, rather than failing later
   // in the middle of the user's run.
   try {
@@ -81,14 +161,34 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t buf
     error = fmt::format("cannot create {} ({})", path, std::strerror(errno));
     return;
   }
-  fmt::print(file_,
-             "{{\"v\":1,\"type\":\"run\",\"run\":{},\"world_rank\":{},\"world_size\":{},"
-             "\"host\":{},\"level\":\"{}\",\"stack_depth\":{},\"max_records\":{},"
-             "\"collsel_version\":{},\"config\":{},\"model\":{}}}\n",
-             run_json_, info_.world_rank, info_.world_size, json_string(info_.host),
-             log_level_name(info_.level), info_.stack_depth, info_.max_records,
-             json_string(kVersion), json_string(info_.config_source),
-             json_string(info_.model_source));
+  const RunView run_view{info_.world_size, info_.host,  log_level_name(info_.level),
+                         info_.stack_depth, info_.max_records, kVersion,
+                         info_.config_source, info_.model_source};
+  write_record(logs::schema::kRun, run_view, [](const auto& r, auto&& f) {
+    logs::schema::run_fields(r, f);
+  });
+}
+
+template <class View, class Fields>
+void CallLog::append_record(std::string_view kind, const View& view, Fields fields) {
+  fmt::memory_buffer& out = text_;
+  out.append(std::string_view("{\"v\":"));
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), logs::schema::kVersion);
+  out.append(std::string_view(",\"type\":\""));
+  out.append(kind);
+  out.append(std::string_view("\",\"run\":"));
+  out.append(run_json_);
+  out.append(std::string_view(",\"world_rank\":"));
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), info_.world_rank);
+  fields(view, JsonFields(out));
+  out.append(std::string_view("}\n"));
+}
+
+template <class View, class Fields>
+void CallLog::write_record(std::string_view kind, const View& view, Fields fields) {
+  text_.clear();
+  append_record(kind, view, fields);
+  std::fwrite(text_.data(), 1, text_.size(), file_);
 }
 
 CallLog::~CallLog() { close(); }
@@ -149,24 +249,13 @@ void CallLog::flush_locked() {
   fmt::memory_buffer& out = text_;
   out.clear();
   for (const CallRecord& r : buffer_) {
-    fmt::format_to(std::back_inserter(out),
-                   FMT_COMPILE("{{\"v\":1,\"type\":\"call\",\"run\":{},\"world_rank\":{},"
-                               "\"comm\":\"{}\",\"comm_rank\":{},\"comm_size\":{},\"seq\":{},"
-                               "\"coll\":\"{}\",\"bytes\":{},\"root\":{},\"algorithm\":\"{}\","
-                               "\"segment_bytes\":{},\"window\":{},\"rung\":\"{}\",\"predicted_s\":"),
-                   run_json_, info_.world_rank, std::string_view(r.comm.data()), r.comm_rank,
-                   r.comm_size, r.seq, collective_name(r.coll), r.bytes, r.root, r.algorithm,
-                   r.segment_bytes, r.window, rung_name(r.rung));
-    append_number(out, r.predicted_s);
-    out.append(r.simulated ? std::string_view(",\"simulated\":true")
-                           : std::string_view(",\"simulated\":false"));
-    out.append(std::string_view(",\"actual_s\":"));
-    append_number(out, r.actual_s);
-    out.append(std::string_view(",\"start_s\":"));
-    append_number(out, r.start_s);
-    out.push_back(',');
-    append_stack(out, r.site);
-    out.append(std::string_view("}\n"));
+    const CallView view{std::string_view(r.comm.data()), r.comm_rank, r.comm_size, r.seq,
+                        collective_name(r.coll), r.bytes, r.root, r.algorithm, r.segment_bytes,
+                        r.window, rung_name(r.rung), r.predicted_s, r.simulated, r.actual_s,
+                        r.start_s, r.site};
+    append_record(logs::schema::kCall, view, [](const auto& v, auto&& f) {
+      logs::schema::call_fields(v, f);
+    });
     if (out.size() >= kChunk) {
       std::fwrite(out.data(), 1, out.size(), file_);
       out.clear();
@@ -179,35 +268,17 @@ void CallLog::flush_locked() {
 }
 
 void CallLog::write_summary_locked() {
-  fmt::memory_buffer& out = text_;
+  const double none = std::nan("");
   const auto write = [&](const SummaryEntry& e) {
-    out.clear();
-    fmt::format_to(std::back_inserter(out),
-                   "{{\"v\":1,\"type\":\"summary\",\"run\":{},\"world_rank\":{},"
-                   "\"comm_size\":{},\"coll\":\"{}\",\"algorithm\":\"{}\",\"rung\":\"{}\","
-                   "\"bytes_lo\":{},\"bytes_hi\":{},",
-                   run_json_, info_.world_rank, e.key.comm_size, collective_name(e.key.coll),
-                   e.key.algorithm, rung_name(e.rung), bucket_low(e.bucket_lo),
-                   bucket_high(e.bucket_hi));
-    append_stack(out, e.key.site);
-    fmt::format_to(std::back_inserter(out),
-                   ",\"overflow\":{},\"calls\":{},\"bytes_sum\":{},\"actual_sum_s\":", e.overflow,
-                   e.calls, e.bytes_sum);
-    append_number(out, e.actual_sum_s);
-    out.append(std::string_view(",\"actual_min_s\":"));
-    append_number(out, e.actual_min_s);
-    out.append(std::string_view(",\"actual_max_s\":"));
-    append_number(out, e.actual_max_s);
-    fmt::format_to(std::back_inserter(out), ",\"predicted_calls\":{},\"predicted_sum_s\":",
-                   e.predicted_calls);
-    append_number(out, e.predicted_sum_s);
-    const double none = std::nan("");
-    out.append(std::string_view(",\"predicted_min_s\":"));
-    append_number(out, e.predicted_calls > 0 ? e.predicted_min_s : none);
-    out.append(std::string_view(",\"predicted_max_s\":"));
-    append_number(out, e.predicted_calls > 0 ? e.predicted_max_s : none);
-    out.append(std::string_view("}\n"));
-    std::fwrite(out.data(), 1, out.size(), file_);
+    const SummaryView view{e.key.comm_size, collective_name(e.key.coll), e.key.algorithm,
+                           rung_name(e.rung), bucket_low(e.bucket_lo), bucket_high(e.bucket_hi),
+                           e.key.site, e.overflow, e.calls, e.bytes_sum, e.actual_sum_s,
+                           e.actual_min_s, e.actual_max_s, e.predicted_calls, e.predicted_sum_s,
+                           e.predicted_calls > 0 ? e.predicted_min_s : none,
+                           e.predicted_calls > 0 ? e.predicted_max_s : none};
+    write_record(logs::schema::kSummary, view, [](const auto& v, auto&& f) {
+      logs::schema::summary_fields(v, f);
+    });
   };
   for (const SummaryEntry& e : summary_->entries()) write(e);
   for (const SummaryEntry& e : summary_->overflow_entries()) {
@@ -219,11 +290,9 @@ void CallLog::write_modules_locked() {
   // What a report needs to symbolise this rank's call sites (ASLR: each rank has its own layout).
   // Read now rather than at start-up so objects dlopen()ed during the run are included.
   for (const LoadedObject& o : loaded_objects()) {
-    fmt::print(file_,
-               "{{\"v\":1,\"type\":\"module\",\"run\":{},\"world_rank\":{},\"path\":{},"
-               "\"base\":{},\"start\":{},\"end\":{},\"build_id\":{}}}\n",
-               run_json_, info_.world_rank, json_string(o.path), o.base, o.start, o.end,
-               json_string(o.build_id));
+    write_record(logs::schema::kModule, o, [](const auto& v, auto&& f) {
+      logs::schema::module_fields(v, f);
+    });
   }
 }
 
@@ -235,11 +304,10 @@ void CallLog::close() {
     flush_locked();
     write_summary_locked();
     if (info_.stack_depth > 0) write_modules_locked();
-    fmt::print(file_,
-               "{{\"v\":1,\"type\":\"end\",\"run\":{},\"world_rank\":{},\"calls\":{},"
-               "\"summarised_calls\":{},\"overflow_calls\":{}}}\n",
-               run_json_, info_.world_rank, written_, summary_->calls(),
-               summary_->overflow_calls());
+    const EndView end{written_, summary_->calls(), summary_->overflow_calls()};
+    write_record(logs::schema::kEnd, end, [](const auto& v, auto&& f) {
+      logs::schema::end_fields(v, f);
+    });
     if (std::fflush(file_) != 0 || std::ferror(file_)) failure = std::strerror(errno);
   } catch (const std::exception& e) {
     failure = e.what();

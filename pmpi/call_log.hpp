@@ -78,6 +78,12 @@ class CallLog {
   void summarise_locked(const CallRecord& record);
   void flush_locked();
   void write_summary_locked();
+  // {"v":..,"type":KIND,"run":..,"world_rank":..} and the schema's `fields` of `view`, appended
+  // to text_ / written to the file.
+  template <class View, class Fields>
+  void append_record(std::string_view kind, const View& view, Fields fields);
+  template <class View, class Fields>
+  void write_record(std::string_view kind, const View& view, Fields fields);
   void write_modules_locked();
 
   std::mutex mutex_;  // MPI_THREAD_MULTIPLE programs may call collectives from several threads

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/log_schema.hpp"
+
 namespace collsel::logs {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -69,25 +71,12 @@ class Fields {
     return v->get<std::uint64_t>();
   }
 
-  // A field added after version 1 was first written: absent in older logs means 0.
-  std::uint64_t count_or_zero(const char* key) {
-    return object_.contains(key) ? count(key) : 0;
-  }
-
-  std::int64_t integer_or_zero(const char* key) {
-    return object_.contains(key) ? integer(key) : 0;
-  }
-
-  std::string text_or(const char* key, std::string fallback) {
-    return object_.contains(key) ? text(key) : std::move(fallback);
-  }
-
-  // A call site: an array of return addresses (absolute, up to 2^64 - 1). Absent in logs written
-  // before call sites were captured, which is the same as a site not captured: empty.
-  std::vector<std::uint64_t> addresses_or_empty(const char* key) {
+  // A call site: an array of return addresses (absolute, up to 2^64 - 1).
+  std::vector<std::uint64_t> addresses(const char* key) {
     std::vector<std::uint64_t> out;
-    if (!object_.contains(key)) return out;
-    const json& v = object_.at(key);
+    const json* found = find(key, "an array of addresses");
+    if (found == nullptr) return out;
+    const json& v = *found;
     if (!v.is_array()) {
       wrong(key, "an array of addresses", v);
       return out;
@@ -113,10 +102,10 @@ class Fields {
     return v->get<double>();
   }
 
-  // A flag added after version 1 was first written: absent in older logs means false.
-  bool flag_or_false(const char* key) {
-    if (!object_.contains(key)) return false;
-    const json& v = object_.at(key);
+  bool flag(const char* key) {
+    const json* found = find(key, "true or false");
+    if (found == nullptr) return false;
+    const json& v = *found;
     if (!v.is_boolean()) {
       wrong(key, "true or false", v);
       return false;
@@ -156,68 +145,83 @@ class Fields {
   std::string error_;
 };
 
-RunHeader parse_run(Fields& f) {
+// Reads the schema's fields (common/log_schema.hpp) into a record by their C++ types; an optional
+// field absent from the record keeps the member's value, its default.
+class FieldReader {
+ public:
+  FieldReader(Fields& fields, const json& object) : f_(fields), object_(object) {}
+
+  void operator()(const char* key, std::string& v, schema::Presence p) {
+    if (present(key, p)) v = f_.text(key);
+  }
+  void operator()(const char* key, int& v, schema::Presence p) {
+    if (present(key, p)) v = f_.small_int(key);
+  }
+  void operator()(const char* key, std::int64_t& v, schema::Presence p) {
+    if (present(key, p)) v = f_.integer(key);
+  }
+  void operator()(const char* key, std::uint64_t& v, schema::Presence p) {
+    if (present(key, p)) v = f_.count(key);
+  }
+  void operator()(const char* key, double& v, schema::Presence p) {
+    if (present(key, p)) v = f_.number(key);
+  }
+  void operator()(const char* key, std::optional<double>& v, schema::Presence p) {
+    if (present(key, p)) v = f_.number_or_null(key);
+  }
+  void operator()(const char* key, bool& v, schema::Presence p) {
+    if (present(key, p)) v = f_.flag(key);
+  }
+  void operator()(const char* key, std::vector<std::uint64_t>& v, schema::Presence p) {
+    if (present(key, p)) v = f_.addresses(key);
+  }
+
+ private:
+  bool present(const char* key, schema::Presence p) const {
+    return p == schema::Presence::required || object_.contains(key);
+  }
+  Fields& f_;
+  const json& object_;
+};
+
+RunHeader parse_run(Fields& f, const json& object) {
   RunHeader h;
   h.run = f.text("run");
   h.world_rank = f.small_int("world_rank");
-  h.world_size = f.small_int("world_size");
-  h.host = f.text("host");
-  h.collsel_version = f.text("collsel_version");
-  h.config = f.text("config");
-  h.model = f.text("model");
-  // Added with call sites and the summary level; older logs are trace logs without sites or cap.
-  h.level = f.text_or("level", "trace");
-  h.stack_depth = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("stack_depth"), 64));
-  h.max_records = f.integer_or_zero("max_records");
+  schema::run_fields(h, FieldReader(f, object));
+  h.stack_depth = std::clamp(h.stack_depth, 0, 64);
   return h;
 }
 
-CallRecord parse_call(Fields& f) {
-  CallRecord c;
+LoggedCall parse_call(Fields& f, const json& object) {
+  LoggedCall c;
   c.run = f.text("run");
   c.world_rank = f.small_int("world_rank");
-  c.comm = f.text("comm");
-  c.comm_rank = f.small_int("comm_rank");
-  c.comm_size = f.small_int("comm_size");
-  c.seq = f.integer("seq");
-  c.coll = f.text("coll");
-  c.bytes = f.count("bytes");
-  c.root = f.small_int("root");
-  c.algorithm = f.text("algorithm");
-  c.segment_bytes = f.count("segment_bytes");
-  c.window = static_cast<int>(std::min<std::uint64_t>(f.count_or_zero("window"), 1u << 30));
-  c.rung = f.text("rung");
-  c.predicted_s = f.number_or_null("predicted_s");
-  c.simulated = f.flag_or_false("simulated");
-  c.actual_s = f.number("actual_s");
-  c.start_s = f.number("start_s");
-  c.stack = f.addresses_or_empty("stack");
+  schema::call_fields(c, FieldReader(f, object));
+  c.window = std::max(c.window, 0);
   return c;
 }
 
-SummaryRecord parse_summary(Fields& f) {
+SummaryRecord parse_summary(Fields& f, const json& object) {
   SummaryRecord s;
   s.run = f.text("run");
   s.world_rank = f.small_int("world_rank");
-  s.comm_size = f.small_int("comm_size");
-  s.coll = f.text("coll");
-  s.algorithm = f.text("algorithm");
-  s.rung = f.text("rung");
-  s.bytes_lo = f.count("bytes_lo");
-  s.bytes_hi = f.count("bytes_hi");
-  s.stack = f.addresses_or_empty("stack");
-  s.overflow = f.flag_or_false("overflow");
-  s.calls = f.integer("calls");
-  s.bytes_sum = f.count("bytes_sum");
-  s.actual_sum_s = f.number("actual_sum_s");
-  s.actual_min_s = f.number("actual_min_s");
-  s.actual_max_s = f.number("actual_max_s");
-  s.predicted_calls = f.integer("predicted_calls");
-  s.predicted_sum_s = f.number("predicted_sum_s");
-  s.predicted_min_s = f.number_or_null("predicted_min_s");
-  s.predicted_max_s = f.number_or_null("predicted_max_s");
+  schema::summary_fields(s, FieldReader(f, object));
   return s;
 }
+
+Module parse_module(Fields& f, const json& object) {
+  Module m;
+  schema::module_fields(m, FieldReader(f, object));
+  return m;
+}
+
+// The `end` record's counts.
+struct EndCounts {
+  std::int64_t calls = 0;
+  std::int64_t summarised_calls = 0;  // absent before the summary level existed: none
+  std::int64_t overflow_calls = 0;
+};
 
 // What a summary record must satisfy beyond its field types, so the report can divide by calls
 // and trust the bucket; empty when it is sound.
@@ -237,15 +241,6 @@ std::string summary_inconsistency(const SummaryRecord& s) {
   return {};
 }
 
-Module parse_module(Fields& f) {
-  Module m;
-  m.path = f.text("path");
-  m.base = f.count("base");
-  m.start = f.count("start");
-  m.end = f.count("end");
-  m.build_id = f.text_or("build_id", "");
-  return m;
-}
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, "; the
 // line is always 1 (we parse one line at a time), so keep only the column and the reason.
@@ -300,10 +295,10 @@ class RankFileReader {
       problem(number, "no format version 'v' (an integer); record skipped");
       return false;
     }
-    if (v->get<std::int64_t>() != kLogFormatVersion) {
+    if (v->get<std::int64_t>() != schema::kVersion) {
       problem(number, fmt::format("format version {}, but this collsel reads version {}; record "
                                   "skipped (use the collsel that wrote the log)",
-                                  v->dump(), kLogFormatVersion));
+                                  v->dump(), schema::kVersion));
       return false;
     }
     return true;
@@ -316,15 +311,15 @@ class RankFileReader {
       return;
     }
     const auto& kind = type->get_ref<const std::string&>();
-    if (kind == "run") {
+    if (kind == schema::kRun) {
       on_run(record, number);
-    } else if (kind == "call") {
+    } else if (kind == schema::kCall) {
       on_call(record, number, out);
-    } else if (kind == "summary") {
+    } else if (kind == schema::kSummary) {
       on_summary(record, number, out);
-    } else if (kind == "module") {
+    } else if (kind == schema::kModule) {
       on_module(record, number);
-    } else if (kind == "end") {
+    } else if (kind == schema::kEnd) {
       on_end(record, number);
     } else {
       // A later version may add record kinds without changing the meaning of these ones.
@@ -334,7 +329,7 @@ class RankFileReader {
 
   void on_run(const json& record, int number) {
     Fields f(record);
-    RunHeader h = parse_run(f);
+    RunHeader h = parse_run(f, record);
     if (!f.error().empty()) {
       problem(number, fmt::format("'run' record: {}; record skipped", f.error()));
       return;
@@ -349,7 +344,7 @@ class RankFileReader {
 
   void on_call(const json& record, int number, RunLog& out) {
     Fields f(record);
-    CallRecord c = parse_call(f);
+    LoggedCall c = parse_call(f, record);
     if (!f.error().empty()) {
       problem(number, fmt::format("'call' record: {}; record skipped", f.error()));
       return;
@@ -361,7 +356,7 @@ class RankFileReader {
 
   void on_summary(const json& record, int number, RunLog& out) {
     Fields f(record);
-    SummaryRecord s = parse_summary(f);
+    SummaryRecord s = parse_summary(f, record);
     std::string error = f.error();
     if (error.empty()) error = summary_inconsistency(s);
     if (!error.empty()) {
@@ -375,7 +370,7 @@ class RankFileReader {
 
   void on_module(const json& record, int number) {
     Fields f(record);
-    Module m = parse_module(f);
+    Module m = parse_module(f, record);
     if (!f.error().empty()) {
       problem(number, fmt::format("'module' record: {}; record skipped", f.error()));
       return;
@@ -385,17 +380,15 @@ class RankFileReader {
 
   void on_end(const json& record, int number) {
     Fields f(record);
-    const std::int64_t calls = f.integer("calls");
-    // Absent in logs written before the summary level existed: nothing was summarised.
-    const std::int64_t summarised = f.integer_or_zero("summarised_calls");
-    const std::int64_t overflow = f.integer_or_zero("overflow_calls");
+    EndCounts e;
+    schema::end_fields(e, FieldReader(f, record));
     if (!f.error().empty()) {
       problem(number, fmt::format("'end' record: {}; record skipped", f.error()));
       return;
     }
-    end_calls_ = calls;
-    end_summarised_ = summarised;
-    end_overflow_ = overflow;
+    end_calls_ = e.calls;
+    end_summarised_ = e.summarised_calls;
+    end_overflow_ = e.overflow_calls;
   }
 
   // Reported once per file: one foreign record usually means the whole file was mixed up.

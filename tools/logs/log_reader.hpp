@@ -11,9 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/log_schema.hpp"
+
 namespace collsel::logs {
 
-inline constexpr int kLogFormatVersion = 1;
+// The records' fields, names and types are common/log_schema.hpp; these are the reader's types.
 
 // A `module` record: one object (the executable or a shared library) loaded in a rank's process,
 // with the absolute address range of its executable segments; call-site program counters are
@@ -47,7 +49,7 @@ struct RunHeader {
 };
 
 // One `call` record: one rank's view of one collective call.
-struct CallRecord {
+struct LoggedCall {
   std::string run;
   int world_rank = -1;
   std::string comm;
@@ -97,7 +99,7 @@ struct RunLog {
   std::string run_id;
   std::string dir;                    // the run directory that was read
   std::vector<RunHeader> ranks;       // one per rank file that had a `run` record, by world rank
-  std::vector<CallRecord> calls;      // in file order, rank files in name order
+  std::vector<LoggedCall> calls;      // in file order, rank files in name order
   std::vector<SummaryRecord> summaries;  // in file order, rank files in name order
   std::vector<std::string> problems;  // "FILE:LINE: what was wrong" (LINE left out for whole files)
 };

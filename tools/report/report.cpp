@@ -28,7 +28,7 @@ namespace {
 
 using namespace detail;
 
-using logs::CallRecord;
+using logs::LoggedCall;
 using logs::SummaryRecord;
 // Ordered: keys come out in the documented order, which people reading the JSON appreciate.
 using json = nlohmann::ordered_json;
@@ -41,17 +41,17 @@ constexpr std::string_view kNative = "native";
 
 // ---- merging one call's records --------------------------------------------------------------
 
-std::string choice_label(const CallRecord& r) {
+std::string choice_label(const LoggedCall& r) {
   return r.segment_bytes == 0 ? r.algorithm : fmt::format("{}/{}B", r.algorithm, r.segment_bytes);
 }
 
-bool same_shape(const CallRecord& a, const CallRecord& b) {
+bool same_shape(const LoggedCall& a, const LoggedCall& b) {
   return a.coll == b.coll && a.bytes == b.bytes && a.root == b.root && a.comm_size == b.comm_size;
 }
 
 // `records` all belong to one (run, comm, seq), sorted by comm_rank.
-MergedCall merge_one(const std::vector<const CallRecord*>& records) {
-  const CallRecord& ref = *records.front();  // lowest comm_rank: its decision is the call's
+MergedCall merge_one(const std::vector<const LoggedCall*>& records) {
+  const LoggedCall& ref = *records.front();  // lowest comm_rank: its decision is the call's
   MergedCall m;
   m.run = ref.run;
   m.comm = ref.comm;
@@ -67,7 +67,7 @@ MergedCall merge_one(const std::vector<const CallRecord*>& records) {
   m.actual_s = ref.actual_s;
   std::set<int> ranks;
   std::set<std::string> choices;
-  for (const CallRecord* r : records) {
+  for (const LoggedCall* r : records) {
     m.actual_s = std::max(m.actual_s, r->actual_s);
     if (!ranks.insert(r->comm_rank).second) ++m.duplicate_records;
     choices.insert(choice_label(*r));
@@ -298,14 +298,14 @@ void add_warnings(Report& r) {
 
 }  // namespace
 
-std::vector<MergedCall> merge_calls(const std::vector<CallRecord>& records) {
-  std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<const CallRecord*>>
+std::vector<MergedCall> merge_calls(const std::vector<LoggedCall>& records) {
+  std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<const LoggedCall*>>
       groups;
-  for (const CallRecord& r : records) groups[{r.run, r.comm, r.seq}].push_back(&r);
+  for (const LoggedCall& r : records) groups[{r.run, r.comm, r.seq}].push_back(&r);
   std::vector<MergedCall> merged;
   merged.reserve(groups.size());
   for (auto& [key, group] : groups) {
-    std::stable_sort(group.begin(), group.end(), [](const CallRecord* a, const CallRecord* b) {
+    std::stable_sort(group.begin(), group.end(), [](const LoggedCall* a, const LoggedCall* b) {
       return a->comm_rank < b->comm_rank;
     });
     merged.push_back(merge_one(group));

@@ -246,7 +246,7 @@ struct Options {
   std::size_t top_call_sites = 10;  // call sites kept, the most time first
 };
 
-std::vector<MergedCall> merge_calls(const std::vector<logs::CallRecord>& records);
+std::vector<MergedCall> merge_calls(const std::vector<logs::LoggedCall>& records);
 std::vector<Row> aggregate(const std::vector<MergedCall>& calls);
 Report build_report(const logs::RunLog& log, const Options& options = {});
 

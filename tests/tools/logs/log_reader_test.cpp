@@ -32,9 +32,9 @@ std::string all_problems(const RunLog& log) {
   return out;
 }
 
-const CallRecord* find_call(const RunLog& log, int world_rank, std::string_view comm,
+const LoggedCall* find_call(const RunLog& log, int world_rank, std::string_view comm,
                             std::int64_t seq) {
-  const auto it = std::find_if(log.calls.begin(), log.calls.end(), [&](const CallRecord& c) {
+  const auto it = std::find_if(log.calls.begin(), log.calls.end(), [&](const LoggedCall& c) {
     return c.world_rank == world_rank && c.comm == comm && c.seq == seq;
   });
   return it == log.calls.end() ? nullptr : &*it;
@@ -61,7 +61,7 @@ TEST(LogReader, ReadsAllRanksAndCommunicators) {
   // rank 0: 3 calls, rank 1: 2 (plus a broken line), rank 2: 3 (plus a mistyped record).
   EXPECT_EQ(log.calls.size(), 8U);
 
-  const CallRecord* sub = find_call(log, 2, "0.1", 0);
+  const LoggedCall* sub = find_call(log, 2, "0.1", 0);
   ASSERT_NE(sub, nullptr);
   EXPECT_EQ(sub->comm_rank, 1);
   EXPECT_EQ(sub->comm_size, 2);
@@ -75,7 +75,7 @@ TEST(LogReader, ReadsAllRanksAndCommunicators) {
   EXPECT_DOUBLE_EQ(sub->actual_s, 1.3e-4);
   EXPECT_TRUE(sub->simulated);
 
-  const CallRecord* scatter = find_call(log, 1, "0.0", 1);
+  const LoggedCall* scatter = find_call(log, 1, "0.0", 1);
   ASSERT_NE(scatter, nullptr);
   EXPECT_EQ(scatter->coll, "scatter");
   EXPECT_EQ(scatter->root, 1);
@@ -130,7 +130,7 @@ TEST(LogReader, SaysWhereItLookedWhenThereAreNoLogs) {
 
 TEST(LogReader, ReadsNullPredictionAsEmpty) {
   const RunLog log = read_run(kFixtures / "report_known");
-  const CallRecord* native = find_call(log, 0, "0.0", 2);
+  const LoggedCall* native = find_call(log, 0, "0.0", 2);
   ASSERT_NE(native, nullptr);
   EXPECT_EQ(native->algorithm, "native");
   EXPECT_FALSE(native->predicted_s.has_value());
@@ -203,7 +203,7 @@ TEST(LogReader, ReadsTheRecordsOfATraceCappedRun) {
   EXPECT_EQ(r0.modules[0].build_id, "");
   EXPECT_EQ(log.ranks[1].modules.at(0).base, 0x500000U);
 
-  const CallRecord* first = find_call(log, 1, "0.0", 0);
+  const LoggedCall* first = find_call(log, 1, "0.0", 0);
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->stack, (std::vector<std::uint64_t>{0x501100, 0x501200}));
 
@@ -250,7 +250,7 @@ TEST(LogReader, LogsWrittenBeforeTheNewFieldsReadWithDefaults) {
     EXPECT_EQ(h.overflow_calls, 0);
     EXPECT_TRUE(h.modules.empty());
   }
-  for (const CallRecord& c : log.calls) EXPECT_TRUE(c.stack.empty());
+  for (const LoggedCall& c : log.calls) EXPECT_TRUE(c.stack.empty());
   EXPECT_TRUE(log.summaries.empty());
   EXPECT_TRUE(log.problems.empty()) << all_problems(log);
 }

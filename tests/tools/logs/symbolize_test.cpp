@@ -226,8 +226,8 @@ TEST(Frame, TextForms) {
 
 // ---- the report's top call sites ----------------------------------------------------------------
 
-logs::CallRecord call(int rank, std::vector<std::uint64_t> stack, std::string coll, double t) {
-  logs::CallRecord c;
+logs::LoggedCall call(int rank, std::vector<std::uint64_t> stack, std::string coll, double t) {
+  logs::LoggedCall c;
   c.world_rank = rank;
   c.coll = std::move(coll);
   c.algorithm = c.coll + ".binomial";

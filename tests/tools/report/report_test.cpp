@@ -182,7 +182,7 @@ TEST(Report, FlagsRanksThatDisagreeAndCallsMissingRanks) {
 }
 
 TEST(Report, MergeUsesLowestCommRankForTheDecision) {
-  logs::CallRecord a;
+  logs::LoggedCall a;
   a.run = "r";
   a.comm = "0.0";
   a.comm_size = 2;
@@ -190,7 +190,7 @@ TEST(Report, MergeUsesLowestCommRankForTheDecision) {
   a.algorithm = "bcast.flat";
   a.predicted_s = 1.0;
   a.actual_s = 0.5;
-  logs::CallRecord b = a;
+  logs::LoggedCall b = a;
   a.comm_rank = 1;
   b.comm_rank = 0;
   b.predicted_s = 2.0;  // differs only to see which rank's value is taken
@@ -204,7 +204,7 @@ TEST(Report, MergeUsesLowestCommRankForTheDecision) {
 }
 
 TEST(Report, DuplicateRecordsAreWarnedAbout) {
-  logs::CallRecord a;
+  logs::LoggedCall a;
   a.run = "r";
   a.comm = "0.0";
   a.comm_size = 1;
@@ -455,14 +455,14 @@ TEST(Report, ASummaryLevelRunHasEverySectionButTheTraceRows) {
 }
 
 TEST(Report, UnknownCollectivesAndDamagedSizesAreReportedNotPriced) {
-  logs::CallRecord c;
+  logs::LoggedCall c;
   c.run = "r";
   c.comm = "0.0";
   c.comm_size = 1;
   c.coll = "gather";  // a collective of a newer collsel
   c.algorithm = "gather.binomial";
   c.actual_s = 0.001;
-  logs::CallRecord broken = c;
+  logs::LoggedCall broken = c;
   broken.comm = "0.1";
   broken.coll = "bcast";
   broken.algorithm = "bcast.flat";

@@ -1,0 +1,111 @@
+// The log's records (docs/LOGS.md, format version 1): every record kind's fields, their names,
+// types and order, declared once. The shim's writer (pmpi/call_log.cpp) walks these lists with a
+// JSON emitter and the reader (tools/logs/log_reader.cpp) with a parser, so neither spells a field
+// name; tests/tools/logs/log_roundtrip_test.cpp writes every kind and reads it back.
+//
+// Each list is a function template over the record type: `f(name, member, presence)` for every
+// field after the header every record starts with ({"v":1,"type":KIND,"run":ID,"world_rank":N}).
+// The writer passes views of its own data and the reader its records; both must have members of
+// these names. The member's C++ type is the field's type in the log:
+//   std::string / string_view  a JSON string
+//   int                        an integer within int's range
+//   std::int64_t               an integer
+//   std::uint64_t              a non-negative integer
+//   double                     a number (the writer writes NaN as null; see optional<double>)
+//   std::optional<double>      a number or null
+//   bool                       true or false
+//   a sequence of uint64       an array of non-negative integers (call-site return addresses)
+#pragma once
+
+#include <string_view>
+
+namespace collsel::logs::schema {
+
+inline constexpr int kVersion = 1;
+
+// Fields added after version 1 was first written are optional: a reader defaults them (the
+// member's value before reading) when an older log lacks them.
+enum class Presence { required, optional };
+
+inline constexpr std::string_view kRun = "run";
+inline constexpr std::string_view kCall = "call";
+inline constexpr std::string_view kSummary = "summary";
+inline constexpr std::string_view kModule = "module";
+inline constexpr std::string_view kEnd = "end";
+
+// The first line of every rank's file: who wrote it and with what settings.
+template <class R, class F>
+void run_fields(R& r, F&& f) {
+  f("world_size", r.world_size, Presence::required);
+  f("host", r.host, Presence::required);
+  f("level", r.level, Presence::optional);              // "trace" or "summary"
+  f("stack_depth", r.stack_depth, Presence::optional);  // 0: no call sites captured
+  f("max_records", r.max_records, Presence::optional);  // the trace cap
+  f("collsel_version", r.collsel_version, Presence::required);
+  f("config", r.config, Presence::required);
+  f("model", r.model, Presence::required);
+}
+
+// One rank's view of one collective call.
+template <class R, class F>
+void call_fields(R& r, F&& f) {
+  f("comm", r.comm, Presence::required);
+  f("comm_rank", r.comm_rank, Presence::required);
+  f("comm_size", r.comm_size, Presence::required);
+  f("seq", r.seq, Presence::required);
+  f("coll", r.coll, Presence::required);
+  f("bytes", r.bytes, Presence::required);
+  f("root", r.root, Presence::required);
+  f("algorithm", r.algorithm, Presence::required);
+  f("segment_bytes", r.segment_bytes, Presence::required);
+  f("window", r.window, Presence::optional);  // alltoall.windowed's exchanges in flight
+  f("rung", r.rung, Presence::required);
+  f("predicted_s", r.predicted_s, Presence::required);  // null: no model applied
+  f("simulated", r.simulated, Presence::optional);      // predicted by schedule simulation
+  f("actual_s", r.actual_s, Presence::required);
+  f("start_s", r.start_s, Presence::required);
+  f("stack", r.stack, Presence::optional);  // call-site return addresses, innermost first
+}
+
+// One rank's aggregate of the calls of one key (call site x collective x algorithm x comm size x
+// size bucket), or of a collective's calls that found the table full (overflow).
+template <class R, class F>
+void summary_fields(R& r, F&& f) {
+  f("comm_size", r.comm_size, Presence::required);
+  f("coll", r.coll, Presence::required);
+  f("algorithm", r.algorithm, Presence::required);  // "*" in an overflow entry
+  f("rung", r.rung, Presence::required);
+  f("bytes_lo", r.bytes_lo, Presence::required);  // the size bucket, inclusive bounds
+  f("bytes_hi", r.bytes_hi, Presence::required);
+  f("stack", r.stack, Presence::optional);
+  f("overflow", r.overflow, Presence::optional);
+  f("calls", r.calls, Presence::required);
+  f("bytes_sum", r.bytes_sum, Presence::required);
+  f("actual_sum_s", r.actual_sum_s, Presence::required);
+  f("actual_min_s", r.actual_min_s, Presence::required);
+  f("actual_max_s", r.actual_max_s, Presence::required);
+  f("predicted_calls", r.predicted_calls, Presence::required);
+  f("predicted_sum_s", r.predicted_sum_s, Presence::required);
+  f("predicted_min_s", r.predicted_min_s, Presence::required);  // null: no prediction
+  f("predicted_max_s", r.predicted_max_s, Presence::required);
+}
+
+// An object loaded in the rank's process, for report-time symbolisation of call sites.
+template <class R, class F>
+void module_fields(R& r, F&& f) {
+  f("path", r.path, Presence::required);
+  f("base", r.base, Presence::required);    // load bias: file address = pc - base
+  f("start", r.start, Presence::required);  // [start, end): executable segments
+  f("end", r.end, Presence::required);
+  f("build_id", r.build_id, Presence::optional);  // hex GNU build id; empty: none
+}
+
+// The last line: how many calls the file holds, so a reader can tell a complete file.
+template <class R, class F>
+void end_fields(R& r, F&& f) {
+  f("calls", r.calls, Presence::required);
+  f("summarised_calls", r.summarised_calls, Presence::optional);
+  f("overflow_calls", r.overflow_calls, Presence::optional);
+}
+
+}  // namespace collsel::logs::schema

@@ -1,0 +1,164 @@
+// The log format round trip: the shim's writer (pmpi/call_log.cpp) writes every record kind and
+// the reader (tools/logs/log_reader.cpp) must give back exactly what was written, field by field.
+// Both sides walk common/log_schema.hpp; this test is what catches a field one of them drops,
+// renames or retypes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "pmpi/call_log.hpp"
+#include "pmpi/loaded_objects.hpp"
+#include "selector/policy.hpp"
+#include "temp_dir.hpp"
+#include "tools/logs/log_reader.hpp"
+
+namespace collsel {
+namespace {
+
+pmpi::CallRecord traced_call() {
+  pmpi::CallRecord r;
+  std::snprintf(r.comm.data(), r.comm.size(), "3.7");
+  r.comm_rank = 1;
+  r.comm_size = 5;
+  r.seq = 42;
+  r.coll = Collective::alltoall;
+  r.bytes = 65536;
+  r.root = 0;
+  r.algorithm = "alltoall.windowed";
+  r.segment_bytes = 0;
+  r.window = 3;
+  r.rung = Rung::calibrated_model;
+  r.predicted_s = 1.25e-3;
+  r.simulated = true;
+  r.actual_s = 2.5e-3;
+  r.start_s = 0.125;
+  r.site.depth = 3;
+  r.site.pcs = {0x401000, 0x7f0000001234, 0xffffffffffffff00};
+  return r;
+}
+
+// Past the trace cap of 1: summarised, with no prediction (null min/max in the record).
+pmpi::CallRecord summarised_call() {
+  pmpi::CallRecord r = traced_call();
+  r.coll = Collective::bcast;
+  r.algorithm = "bcast.binomial";
+  r.comm_size = 4;
+  r.bytes = 3000;
+  r.rung = Rung::default_model;
+  r.predicted_s = std::nan("");
+  r.actual_s = 4e-6;
+  r.site.depth = 1;
+  r.site.pcs = {0x500000};
+  return r;
+}
+
+TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
+  testing::TempDir dir("log-roundtrip");
+  const auto run_dir = dir.path() / "run-7";
+  std::filesystem::create_directories(run_dir);
+  const pmpi::RunInfo info{"run-7", 3, 5, "node \"a\"\\b", "conf.toml", "model.toml",
+                           LogLevel::trace, 4, 1};
+  std::string error;
+  pmpi::CallLog log((run_dir / "rank-00003.jsonl").string(), info, 16, 1, error);
+  ASSERT_TRUE(error.empty()) << error;
+  log.add(traced_call());
+  log.add(summarised_call());  // the cap: summarised (and the table's one entry)
+  pmpi::CallRecord other = summarised_call();
+  other.coll = Collective::scatter;
+  other.algorithm = "scatter.flat";
+  log.add(other);  // the table is full: the scatter overflow entry
+  log.close();
+
+  const logs::RunLog read = logs::read_run_dir(run_dir);
+  ASSERT_EQ(read.ranks.size(), 1u);
+  // The one problem is that ranks 0, 1, 2 and 4 of the 5 left no file.
+  ASSERT_EQ(read.problems.size(), 1u);
+  EXPECT_NE(read.problems[0].find("1 of 5 rank files found"), std::string::npos)
+      << read.problems[0];
+
+  // run
+  const logs::RunHeader& h = read.ranks[0];
+  EXPECT_EQ(h.run, "run-7");
+  EXPECT_EQ(h.world_rank, 3);
+  EXPECT_EQ(h.world_size, 5);
+  EXPECT_EQ(h.host, "node \"a\"\\b");
+  EXPECT_EQ(h.level, "trace");
+  EXPECT_EQ(h.stack_depth, 4);
+  EXPECT_EQ(h.max_records, 1);
+  EXPECT_EQ(h.config, "conf.toml");
+  EXPECT_EQ(h.model, "model.toml");
+  EXPECT_FALSE(h.collsel_version.empty());
+
+  // call
+  ASSERT_EQ(read.calls.size(), 1u);
+  const logs::LoggedCall& c = read.calls[0];
+  const pmpi::CallRecord w = traced_call();
+  EXPECT_EQ(c.run, "run-7");
+  EXPECT_EQ(c.world_rank, 3);
+  EXPECT_EQ(c.comm, "3.7");
+  EXPECT_EQ(c.comm_rank, w.comm_rank);
+  EXPECT_EQ(c.comm_size, w.comm_size);
+  EXPECT_EQ(c.seq, 42);
+  EXPECT_EQ(c.coll, "alltoall");
+  EXPECT_EQ(c.bytes, w.bytes);
+  EXPECT_EQ(c.root, w.root);
+  EXPECT_EQ(c.algorithm, w.algorithm);
+  EXPECT_EQ(c.segment_bytes, w.segment_bytes);
+  EXPECT_EQ(c.window, 3);
+  EXPECT_EQ(c.rung, "model");
+  ASSERT_TRUE(c.predicted_s.has_value());
+  EXPECT_DOUBLE_EQ(*c.predicted_s, w.predicted_s);
+  EXPECT_TRUE(c.simulated);
+  EXPECT_DOUBLE_EQ(c.actual_s, w.actual_s);
+  EXPECT_DOUBLE_EQ(c.start_s, w.start_s);
+  EXPECT_EQ(c.stack, (std::vector<std::uint64_t>{0x401000, 0x7f0000001234, 0xffffffffffffff00}));
+
+  // summary: the keyed entry and the overflow entry
+  ASSERT_EQ(read.summaries.size(), 2u);
+  const logs::SummaryRecord& s = read.summaries[0];
+  EXPECT_EQ(s.run, "run-7");
+  EXPECT_EQ(s.world_rank, 3);
+  EXPECT_EQ(s.comm_size, 4);
+  EXPECT_EQ(s.coll, "bcast");
+  EXPECT_EQ(s.algorithm, "bcast.binomial");
+  EXPECT_EQ(s.rung, "default_model");
+  EXPECT_LE(s.bytes_lo, 3000u);
+  EXPECT_GE(s.bytes_hi, 3000u);
+  EXPECT_EQ(s.stack, (std::vector<std::uint64_t>{0x500000}));
+  EXPECT_FALSE(s.overflow);
+  EXPECT_EQ(s.calls, 1);
+  EXPECT_EQ(s.bytes_sum, 3000u);
+  EXPECT_DOUBLE_EQ(s.actual_sum_s, 4e-6);
+  EXPECT_DOUBLE_EQ(s.actual_min_s, 4e-6);
+  EXPECT_DOUBLE_EQ(s.actual_max_s, 4e-6);
+  EXPECT_EQ(s.predicted_calls, 0);
+  EXPECT_DOUBLE_EQ(s.predicted_sum_s, 0.0);
+  EXPECT_FALSE(s.predicted_min_s.has_value());
+  EXPECT_FALSE(s.predicted_max_s.has_value());
+  const logs::SummaryRecord& o = read.summaries[1];
+  EXPECT_TRUE(o.overflow);
+  EXPECT_EQ(o.coll, "scatter");
+  EXPECT_EQ(o.calls, 1);
+
+  // module: the process's objects as the writer saw them
+  const auto objects = pmpi::loaded_objects();
+  ASSERT_EQ(h.modules.size(), objects.size());
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    EXPECT_EQ(h.modules[i].path, objects[i].path);
+    EXPECT_EQ(h.modules[i].base, objects[i].base);
+    EXPECT_EQ(h.modules[i].start, objects[i].start);
+    EXPECT_EQ(h.modules[i].end, objects[i].end);
+    EXPECT_EQ(h.modules[i].build_id, objects[i].build_id);
+  }
+
+  // end
+  ASSERT_TRUE(h.end_calls.has_value());
+  EXPECT_EQ(*h.end_calls, 1);
+  EXPECT_EQ(h.summarised_calls, 2);
+  EXPECT_EQ(h.overflow_calls, 1);
+}
+
+}  // namespace
+}  // namespace collsel
