@@ -14,6 +14,8 @@
 
 #include <toml++/toml.h>
 
+#include "models/toml_input.hpp"
+
 #include "conf/embedded.hpp"
 #include "selector/catalog.hpp"
 
@@ -24,21 +26,8 @@ namespace {
 
 constexpr std::string_view kEnvironment = "environment";
 
-struct Reader {
-  std::string_view source;
-  Diagnostics& out;
-
-  void warn(int line, std::string problem, std::string fix) {
-    out.push_back({Diagnostic::Severity::warning, std::string(source), line, std::move(problem),
-                   std::move(fix)});
-  }
-  void error(int line, std::string problem, std::string fix) {
-    out.push_back({Diagnostic::Severity::error, std::string(source), line, std::move(problem),
-                   std::move(fix)});
-  }
-};
-
-int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+using toml_input::line_of;
+using toml_input::Reader;
 
 std::string valid_overrides(Collective c) {
   return fmt::format("{}, {}", algorithm_names(c), kNativeName);
@@ -69,15 +58,8 @@ std::optional<std::uint64_t> positive_integer(std::string_view text) {
 // Checks every key of `table` against `valid`; unknown ones are reported and skipped.
 void check_keys(Reader& r, const toml::table& table, std::string_view table_name,
                 std::initializer_list<std::string_view> valid) {
-  for (const auto& [key, node] : table) {
-    bool known = false;
-    for (auto v : valid) known = known || key.str() == v;
-    if (known) continue;
-    std::string list;
-    for (auto v : valid) list += (list.empty() ? "" : ", ") + std::string(v);
-    r.warn(line_of(node), fmt::format("unknown key '{}' in {}", key.str(), table_name),
-           fmt::format("remove it; valid keys in {}: {}", table_name, list));
-  }
+  toml_input::warn_unknown_keys(r, table, fmt::format("in {}", table_name),
+                                std::span<const std::string_view>(valid.begin(), valid.size()));
 }
 
 template <class T>
@@ -312,15 +294,11 @@ ConfigLoad parse_config(std::string_view text, std::string_view source) {
   ConfigLoad load;
   load.config.source = std::string(source);
   Reader r{source, load.diagnostics};
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& e) {
-    r.error(static_cast<int>(e.source().begin.line),
-            fmt::format("not valid TOML: {}", e.description()),
-            "fix the syntax; until then the whole file is ignored and the built-in defaults apply");
-    return load;
-  }
+  const std::optional<toml::table> parsed = toml_input::parse(
+      r, text,
+      "fix the syntax; until then the whole file is ignored and the built-in defaults apply");
+  if (!parsed) return load;
+  const toml::table& root = *parsed;
   check_keys(r, root, "the top level", {"model", "log", "enable", "override", "selection"});
   read_model(r, root, load.config);
   read_log(r, root, load.config);

@@ -1,0 +1,129 @@
+// [plogp] and [intra_node]: the pLogP table (seed 001) between two nodes and within one.
+#include "models/model_file/sections.hpp"
+
+#include <cmath>
+
+namespace collsel::models::model_file {
+namespace {
+
+constexpr KeySpec kPlogpKeys[] = {
+    {"latency_s", Kind::number, true, "1.5e-6"},
+    {"eager_limit_bytes", Kind::integer, false, "16384"},
+    {"sizes_bytes", Kind::integers, true, "[0, 1, 1024]"},
+    {"gap_s", Kind::numbers, true, "[1e-6, 1e-6, 2e-6]"},
+    {"send_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
+    {"recv_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
+    {"latency_spread", Kind::number, false, "0.02"},
+    {"gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+    {"send_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+    {"recv_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+};
+
+void read_latency(Reader& r, const Section& s, plogp::Params& p) {
+  const toml::node* n = find(r, s, "latency_s");
+  if (n == nullptr) return;
+  p.latency_s = number_of(*n);
+  if (!usable_time(p.latency_s)) {
+    bad_time(r, line_of(*n), fmt::format("latency_s {}", s.where), p.latency_s);
+  }
+}
+
+// The four arrays must have one entry per size; the first one that differs from sizes_bytes is
+// reported with both lengths.
+bool same_lengths(
+    Reader& r, std::string_view where, const ArrayRead<std::uint64_t>& sizes,
+    std::initializer_list<std::pair<std::string_view, const ArrayRead<double>*>> cols) {
+  for (const auto& [name, col] : cols) {
+    if (col->values.size() == sizes.values.size()) continue;
+    r.error(col->line,
+            fmt::format("{} {} has {} values but sizes_bytes has {}", name, where,
+                        col->values.size(), sizes.values.size()),
+            or_regenerate("give one value per entry of sizes_bytes"));
+    return false;
+  }
+  return true;
+}
+
+template <class Field>
+std::string column(const plogp::Params& p, Field field) {
+  std::vector<double> values;
+  for (const auto& point : p.table) values.push_back(point.*field);
+  return toml_array(values, toml_float);
+}
+
+}  // namespace
+
+void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
+                std::string_view where) {
+  const Section s{t, where, kPlogpKeys, line_of(t)};
+  warn_unknown_keys(r, s);
+  read_latency(r, s, p);
+  if (auto e = read_integer(r, s, "eager_limit_bytes", 0, INT64_MAX, ">= 0")) {
+    p.eager_limit_bytes = static_cast<std::uint64_t>(*e);
+  }
+  const auto sizes = read_sizes(r, s, "sizes_bytes");
+  const auto gap = read_times(r, s, "gap_s");
+  const auto send = read_times(r, s, "send_overhead_s");
+  const auto recv = read_times(r, s, "recv_overhead_s");
+  if (!(sizes.ok && gap.ok && send.ok && recv.ok)) return;
+  if (!same_lengths(r, s.where, sizes,
+                    {{"gap_s", &gap}, {"send_overhead_s", &send}, {"recv_overhead_s", &recv}})) {
+    return;
+  }
+  for (std::size_t i = 0; i < sizes.values.size(); ++i) {
+    p.table.push_back({sizes.values[i], gap.values[i], send.values[i], recv.values[i]});
+  }
+  // Optional spreads: when present, one per size like the values they qualify.
+  if (const toml::node* n = find(r, s, "latency_spread")) {
+    p.latency_spread = number_of(*n);
+    if (!usable_time(p.latency_spread)) {
+      bad_time(r, line_of(*n), fmt::format("latency_spread {}", s.where), p.latency_spread);
+    }
+  }
+  using Field = double plogp::SizePoint::*;
+  const std::pair<std::string_view, Field> spreads[] = {
+      {"gap_spread", &plogp::SizePoint::gap_spread},
+      {"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
+      {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread}};
+  for (const auto& [key, field] : spreads) {
+    if (t.get(key) == nullptr) continue;
+    const auto values = read_times(r, s, key);
+    if (!values.ok || !same_lengths(r, s.where, sizes, {{key, &values}})) continue;
+    for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
+  }
+}
+
+std::string plogp_body(const plogp::Params& p) {
+  std::string out;
+  out += fmt::format("latency_s = {}  # L, seconds\n", toml_float(p.latency_s));
+  if (p.eager_limit_bytes) {
+    out += fmt::format("eager_limit_bytes = {}  # the MPI library's eager/rendezvous switch\n",
+                       *p.eager_limit_bytes);
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const auto& point : p.table) sizes.push_back(point.bytes);
+  out += fmt::format("sizes_bytes = {}\n",
+                     toml_array(sizes, [](std::uint64_t b) { return fmt::format("{}", b); }));
+  out += fmt::format("gap_s = {}  # g(m), seconds\n", column(p, &plogp::SizePoint::gap_s));
+  out += fmt::format("send_overhead_s = {}  # o_s(m), seconds\n",
+                     column(p, &plogp::SizePoint::send_overhead_s));
+  out += fmt::format("recv_overhead_s = {}  # o_r(m), seconds\n",
+                     column(p, &plogp::SizePoint::recv_overhead_s));
+  const bool spreads = p.latency_spread > 0 ||
+                       std::any_of(p.table.begin(), p.table.end(), [](const auto& x) {
+                         return x.gap_spread > 0 || x.send_overhead_spread > 0 ||
+                                x.recv_overhead_spread > 0;
+                       });
+  if (spreads) {
+    out += "# spreads: half-width of the 95 % confidence interval of the median, relative\n";
+    out += fmt::format("latency_spread = {}\n", toml_float(p.latency_spread));
+    out += fmt::format("gap_spread = {}\n", column(p, &plogp::SizePoint::gap_spread));
+    out += fmt::format("send_overhead_spread = {}\n",
+                       column(p, &plogp::SizePoint::send_overhead_spread));
+    out += fmt::format("recv_overhead_spread = {}\n",
+                       column(p, &plogp::SizePoint::recv_overhead_spread));
+  }
+  return out;
+}
+
+}  // namespace collsel::models::model_file
