@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/text.hpp"
+#include "common/text.hpp"
 
 namespace collsel::common {
 namespace {

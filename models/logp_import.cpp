@@ -7,7 +7,7 @@
 #include <ctime>
 #include <sstream>
 
-#include "models/text.hpp"
+#include "common/text.hpp"
 
 namespace collsel::models {
 namespace {

@@ -21,7 +21,7 @@
 #include "tools/cli/command_exit.hpp"
 #include "tools/cli/commands.hpp"
 
-#include "tools/report/html_report.hpp"
+#include "tools/plots/html_report.hpp"
 #include "tools/logs/log_reader.hpp"
 #include "tools/decisions/native_choice.hpp"
 #include "tools/report/report.hpp"

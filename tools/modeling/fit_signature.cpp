@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/text.hpp"
+#include "common/text.hpp"
 #include "common/duration_format.hpp"
 #include "common/text_table.hpp"
 

@@ -14,7 +14,7 @@
 #include "models/alltoall/contention.hpp"
 #include "models/contention/rules.hpp"
 #include "models/model_file.hpp"
-#include "models/text.hpp"
+#include "common/text.hpp"
 #include "selector/catalog.hpp"
 #include "selector/policy.hpp"
 #include "common/duration_format.hpp"

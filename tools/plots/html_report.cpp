@@ -1,4 +1,4 @@
-#include "tools/report/html_report.hpp"
+#include "tools/plots/html_report.hpp"
 
 #include <algorithm>
 #include <cmath>

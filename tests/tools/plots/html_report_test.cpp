@@ -1,7 +1,7 @@
 // The HTML report: self-contained (no URL at all, inline SVG with unique ids), every figure and
 // table present, text escaped, and a page without plots (gnuplot missing, an unusable model) that
 // still holds every table and says why. The rendering in a browser is html_chromium_test.py.
-#include "tools/report/html_report.hpp"
+#include "tools/plots/html_report.hpp"
 
 #include <filesystem>
 #include <fstream>
