@@ -20,78 +20,128 @@ namespace {
 
 using logs::schema::Presence;
 
-// JSON string escaping for the free-text fields (host names, paths).
-void append_json_string(fmt::memory_buffer& out, std::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out.append(std::string_view("\\\""));
-        break;
-      case '\\':
-        out.append(std::string_view("\\\\"));
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\u{:04x}"),
-                         static_cast<unsigned>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
-// Emits the fields of a record as the schema lists them (common/log_schema.hpp), each as
-// ,"name":value after the header, by the member's type.
+// Writes one record's fields as the schema lists them (common/log_schema.hpp), each as
+// ,"name":value, by the member's type, straight into the text buffer. A record is formatted once
+// per logged call, so this is part of the trace level's per-call price (docs/BENCHMARKS.md): the
+// keys are literals copied with their length known at compile time, and the space is checked
+// once per record and once per string, not per field.
 class JsonFields {
  public:
-  explicit JsonFields(fmt::memory_buffer& out) : out_(out) {}
+  // Every field but a string or a call site takes at most this many bytes (key, quotes, colon
+  // and a number); the space left for them is renewed after each string and call site.
+  static constexpr std::size_t kFieldBytes = 64;
+  static constexpr std::size_t kSlack = 32 * kFieldBytes;
 
-  void operator()(std::string_view key, std::string_view v, Presence) {
-    name(key);
-    append_json_string(out_, v);
+  explicit JsonFields(fmt::memory_buffer& out) : out_(out), n_(out.size()) { room(kSlack); }
+  JsonFields(const JsonFields&) = delete;
+  JsonFields& operator=(const JsonFields&) = delete;
+  ~JsonFields() { out_.resize(n_); }
+
+  template <std::size_t N>
+  void raw(const char (&text)[N]) {
+    std::memcpy(at(), text, N - 1);
+    n_ += N - 1;
   }
-  void operator()(std::string_view key, bool v, Presence) {
-    name(key);
-    out_.append(v ? std::string_view("true") : std::string_view("false"));
+  // Text already in JSON form, of any length.
+  void raw(std::string_view text) {
+    room(text.size() + kSlack);
+    std::memcpy(at(), text.data(), text.size());
+    n_ += text.size();
   }
-  template <class I>
+  template <std::size_t N>
+  void operator()(const char (&key)[N], std::string_view v, Presence) {
+    name(key);
+    string(v);
+  }
+  template <std::size_t N>
+  void operator()(const char (&key)[N], bool v, Presence) {
+    name(key);
+    if (v) {
+      raw("true");
+    } else {
+      raw("false");
+    }
+  }
+  template <std::size_t N, class I>
     requires std::is_integral_v<I>
-  void operator()(std::string_view key, I v, Presence) {
+  void operator()(const char (&key)[N], I v, Presence) {
     name(key);
-    fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{}"), v);
+    integer(v);
   }
   // A number, or null for NaN/inf (no prediction).
-  void operator()(std::string_view key, double v, Presence) {
+  template <std::size_t N>
+  void operator()(const char (&key)[N], double v, Presence) {
     name(key);
-    if (std::isfinite(v)) {
-      fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{}"), v);
-    } else {
-      out_.append(std::string_view("null"));
+    if (!std::isfinite(v)) {
+      raw("null");
+      return;
     }
+    n_ = static_cast<std::size_t>(fmt::format_to(at(), FMT_COMPILE("{}"), v) - out_.data());
   }
   // [pc,...], decimal: JSON has no hex literals, and readers parse integers natively.
-  void operator()(std::string_view key, const CallSite& site, Presence) {
+  template <std::size_t N>
+  void operator()(const char (&key)[N], const CallSite& site, Presence) {
     name(key);
-    out_.push_back('[');
+    room(22 * kMaxStackDepth + kSlack);
+    raw("[");
     for (int i = 0; i < site.depth; ++i) {
-      if (i > 0) out_.push_back(',');
-      fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{}"),
-                     site.pcs[static_cast<std::size_t>(i)]);
+      if (i > 0) raw(",");
+      integer(site.pcs[static_cast<std::size_t>(i)]);
     }
-    out_.push_back(']');
+    raw("]");
+  }
+
+  // A JSON string: quotes, backslashes and control characters escaped.
+  void string(std::string_view s) {
+    room(6 * s.size() + 2 + kSlack);
+    char* p = at();
+    char* const start = p;
+    *p++ = '"';
+    for (const char c : s) {
+      if (c == '"' || c == '\\') {
+        *p++ = '\\';
+        *p++ = c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        p = fmt::format_to(p, FMT_COMPILE("\\u{:04x}"), static_cast<unsigned>(c));
+      } else {
+        *p++ = c;
+      }
+    }
+    *p++ = '"';
+    n_ += static_cast<std::size_t>(p - start);
+  }
+
+  template <class I>
+  void integer(I v) {
+    const fmt::format_int text(v);
+    std::memcpy(at(), text.data(), text.size());
+    n_ += text.size();
   }
 
  private:
-  void name(std::string_view key) {
-    out_.push_back(',');
-    out_.push_back('"');
-    out_.append(key);
-    out_.append(std::string_view("\":"));
+  template <std::size_t N>
+  void name(const char (&key)[N]) {
+    static_assert(N + 3 + 24 <= kFieldBytes, "a key this long needs a larger kFieldBytes");
+    char* p = at();
+    p[0] = ',';
+    p[1] = '"';
+    std::memcpy(p + 2, key, N - 1);
+    p[N + 1] = '"';
+    p[N + 2] = ':';
+    n_ += N + 3;
   }
+  char* at() { return out_.data() + n_; }
+  // At least `need` bytes of capacity past n_. The buffer keeps only its size's bytes when it
+  // grows, so what was written is counted in first.
+  void room(std::size_t need) {
+    if (out_.capacity() - n_ < need) {
+      out_.resize(n_);
+      out_.reserve(n_ + need + 4096);
+    }
+  }
+
   fmt::memory_buffer& out_;
+  std::size_t n_;  // bytes of out_ written; out_.size() catches up in the destructor
 };
 
 // The writer's views of its records, with the schema's member names.
@@ -142,7 +192,7 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t buf
                  std::uint32_t summary_entries, std::string& error)
     : info_(info) {
   fmt::memory_buffer run;
-  append_json_string(run, info.run_id);
+  JsonFields(run).string(info.run_id);
   run_json_.assign(run.data(), run.size());
   // Allocate first: a rank that cannot hold its buffers is not logged, rather than failing later
   // in the middle of the user's run.
@@ -171,17 +221,16 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t buf
 
 template <class View, class Fields>
 void CallLog::append_record(std::string_view kind, const View& view, Fields fields) {
-  fmt::memory_buffer& out = text_;
-  out.append(std::string_view("{\"v\":"));
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), logs::schema::kVersion);
-  out.append(std::string_view(",\"type\":\""));
-  out.append(kind);
-  out.append(std::string_view("\",\"run\":"));
-  out.append(run_json_);
-  out.append(std::string_view(",\"world_rank\":"));
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), info_.world_rank);
-  fields(view, JsonFields(out));
-  out.append(std::string_view("}\n"));
+  JsonFields json(text_);
+  json.raw(R"({"v":)");
+  json.integer(logs::schema::kVersion);
+  json.raw(R"(,"type":)");
+  json.string(kind);
+  json.raw(R"(,"run":)");
+  json.raw(run_json_);  // escaped once, at construction
+  json("world_rank", info_.world_rank, Presence::required);
+  fields(view, json);
+  json.raw("}\n");
 }
 
 template <class View, class Fields>
