@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +16,15 @@ struct Command {
   // (command_exit.hpp).
   std::function<int()> run;
 };
+
+// A subcommand's arguments must outlive the parse that fills them and the run that reads them:
+// one shared object captured by the action ties `add` (options onto the arguments) to `run`.
+template <class Args, class Add, class Run>
+Command make_command(CLI::App& app, Add add, Run run) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = add(app, *args);
+  return {cmd, [args, run] { return run(*args); }};
+}
 
 Command explain_command(CLI::App& app);
 Command report_command(CLI::App& app);

@@ -23,10 +23,6 @@
 namespace collsel::tools::cli {
 namespace {
 
-using collsel::Collective;
-using collsel::tools::kExitBadArguments;
-using collsel::tools::kExitUnusable;
-using collsel::tools::usage_error;
 namespace mc = collsel::models::contention;
 
 struct ExplainArgs {
@@ -168,9 +164,7 @@ int run_explain(const ExplainArgs& a) {
 }  // namespace
 
 Command explain_command(CLI::App& app) {
-  auto a = std::make_shared<ExplainArgs>();
-  CLI::App* cmd = add_explain(app, *a);
-  return {cmd, [a] { return run_explain(*a); }};
+  return make_command<ExplainArgs>(app, add_explain, run_explain);
 }
 
 }  // namespace collsel::tools::cli

@@ -125,7 +125,6 @@ std::string usage_line(std::string_view format, const std::string& file) {
                      file);
 }
 
-
 CLI::App* add_command(CLI::App& app, CommandArgs& a) {
   CLI::App* cmd = app.add_subcommand(
       "export",
@@ -268,9 +267,7 @@ int run_command(const CommandArgs& a) {
 namespace collsel::tools::cli {
 
 Command export_command(CLI::App& app) {
-  auto a = std::make_shared<exporting::CommandArgs>();
-  CLI::App* cmd = exporting::add_command(app, *a);
-  return {cmd, [a] { return exporting::run_command(*a); }};
+  return make_command<exporting::CommandArgs>(app, exporting::add_command, exporting::run_command);
 }
 
 }  // namespace collsel::tools::cli

@@ -18,18 +18,12 @@
 namespace collsel::tools::cli {
 namespace {
 
-using collsel::Collective;
-using collsel::tools::kExitBadArguments;
-using collsel::tools::kExitUnusable;
-using collsel::tools::usage_error;
-
 struct FitArgs {
   std::string input;
   double alpha = 0.0;
   double beta = 0.0;
   std::string format = "text";
 };
-
 
 CLI::App* add_fit(CLI::App& app, FitArgs& a) {
   CLI::App* cmd = app.add_subcommand(
@@ -73,13 +67,9 @@ CLI::App* add_fit(CLI::App& app, FitArgs& a) {
 }
 
 int run_fit(const FitArgs& a) {
-  std::ifstream in(a.input, std::ios::binary);
-  if (!in) {
-    fmt::print(stderr, "collsel: {}: cannot read the file ({}); check the path\n", a.input,
-               std::strerror(errno));
-    return kExitBadArguments;
-  }
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::optional<std::string> input = read_input_file(a.input);
+  if (!input) return kExitBadArguments;
+  const std::string& text = *input;
   namespace fit = collsel::tools::fit_signature;
   fit::CsvRead csv = fit::read_samples_csv(text, a.input);
   print_diagnostics(csv.diagnostics);
@@ -109,9 +99,7 @@ int run_fit(const FitArgs& a) {
 }  // namespace
 
 Command fit_signature_command(CLI::App& app) {
-  auto a = std::make_shared<FitArgs>();
-  CLI::App* cmd = add_fit(app, *a);
-  return {cmd, [a] { return run_fit(*a); }};
+  return make_command<FitArgs>(app, add_fit, run_fit);
 }
 
 }  // namespace collsel::tools::cli

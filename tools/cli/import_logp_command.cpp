@@ -20,11 +20,6 @@
 namespace collsel::tools::cli {
 namespace {
 
-using collsel::Collective;
-using collsel::tools::kExitBadArguments;
-using collsel::tools::kExitUnusable;
-using collsel::tools::usage_error;
-
 struct ImportArgs {
   std::string input;
   std::string output = "cluster.toml";
@@ -71,9 +66,7 @@ int run_import(const ImportArgs& a) {
 }  // namespace
 
 Command import_logp_command(CLI::App& app) {
-  auto a = std::make_shared<ImportArgs>();
-  CLI::App* cmd = add_import(app, *a);
-  return {cmd, [a] { return run_import(*a); }};
+  return make_command<ImportArgs>(app, add_import, run_import);
 }
 
 }  // namespace collsel::tools::cli

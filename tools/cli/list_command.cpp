@@ -18,11 +18,6 @@
 namespace collsel::tools::cli {
 namespace {
 
-using collsel::Collective;
-using collsel::tools::kExitBadArguments;
-using collsel::tools::kExitUnusable;
-using collsel::tools::usage_error;
-
 struct ListArgs {
   std::string coll;
   bool names = false;
@@ -67,9 +62,7 @@ int run_list(const ListArgs& a) {
 }  // namespace
 
 Command list_command(CLI::App& app) {
-  auto a = std::make_shared<ListArgs>();
-  CLI::App* cmd = add_list(app, *a);
-  return {cmd, [a] { return run_list(*a); }};
+  return make_command<ListArgs>(app, add_list, run_list);
 }
 
 }  // namespace collsel::tools::cli

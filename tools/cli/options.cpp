@@ -8,11 +8,11 @@
 #include "models/contention/rules.hpp"
 #include "models/contention/schedule.hpp"
 #include "selector/collective.hpp"
+#include "selector/config.hpp"
 
 namespace collsel::tools::cli {
 
 namespace mc = collsel::models::contention;
-using collsel::Collective;
 
 // Derived from the registry, so the help and the checks never list a stale name.
 std::vector<std::string> collective_names() {
@@ -20,7 +20,6 @@ std::vector<std::string> collective_names() {
   for (Collective c : collsel::kCollectives) names.emplace_back(collsel::collective_name(c));
   return names;
 }
-
 
 std::vector<std::string> rule_choices() {
   std::vector<std::string> out;
@@ -54,6 +53,13 @@ CLI::Validator whole_number_at_least_one(std::string what) {
 
 void print_diagnostics(const collsel::Diagnostics& diagnostics) {
   for (const auto& d : diagnostics) fmt::print(stderr, "{}\n", d.format());
+}
+
+std::optional<std::string> read_input_file(const std::string& path) {
+  std::string error;
+  std::optional<std::string> text = collsel::read_text_file(path, error);
+  if (!text) fmt::print(stderr, "collsel: {}: cannot read the file ({}); check the path\n", path, error);
+  return text;
 }
 
 // CLI11's NonNegativeNumber prints its range as 0 to 1.8e308; say what is meant.

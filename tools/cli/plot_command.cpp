@@ -40,7 +40,6 @@ struct CommandArgs {
   CLI::Option* logdir_option = nullptr;  // given on the command line (not the default)
 };
 
-
 int usage_error(const std::string& message) { return tools::usage_error("plot", message); }
 
 std::vector<std::string> kind_names() {
@@ -68,7 +67,6 @@ std::optional<report::Report> load_report(const CommandArgs& a) {
   options.top_call_sites = a.top;
   return report::build_report(log, options);
 }
-
 
 CLI::App* add_command(CLI::App& app, CommandArgs& a) {
   CLI::App* cmd = app.add_subcommand(
@@ -193,9 +191,7 @@ int run_command(const CommandArgs& a) {
 namespace collsel::tools::cli {
 
 Command plot_command(CLI::App& app) {
-  auto a = std::make_shared<plotting::CommandArgs>();
-  CLI::App* cmd = plotting::add_command(app, *a);
-  return {cmd, [a] { return plotting::run_command(*a); }};
+  return make_command<plotting::CommandArgs>(app, plotting::add_command, plotting::run_command);
 }
 
 }  // namespace collsel::tools::cli

@@ -43,7 +43,6 @@ struct CommandArgs {
   CLI::Option* section_option = nullptr;  // given on the command line
 };
 
-
 int usage_error(const std::string& message) { return tools::usage_error("report", message); }
 
 // The run in `dir`; empty, after saying where it looked and what writes logs, when there is none.
@@ -92,7 +91,6 @@ bool write_html(const report::Report& report, const CommandArgs& a,
   fmt::print(stderr, "collsel report: wrote {}\n", result.index.string());
   return true;
 }
-
 
 CLI::App* add_command(CLI::App& app, CommandArgs& a) {
   CLI::App* cmd = app.add_subcommand(
@@ -200,9 +198,7 @@ int run_command(const CommandArgs& a) {
 namespace collsel::tools::cli {
 
 Command report_command(CLI::App& app) {
-  auto a = std::make_shared<reporting::CommandArgs>();
-  CLI::App* cmd = reporting::add_command(app, *a);
-  return {cmd, [a] { return reporting::run_command(*a); }};
+  return make_command<reporting::CommandArgs>(app, reporting::add_command, reporting::run_command);
 }
 
 }  // namespace collsel::tools::cli

@@ -25,11 +25,6 @@
 namespace collsel::tools::cli {
 namespace {
 
-using collsel::Collective;
-using collsel::tools::kExitBadArguments;
-using collsel::tools::kExitUnusable;
-using collsel::tools::usage_error;
-
 namespace mc = collsel::models::contention;
 
 struct SimulateArgs {
@@ -161,13 +156,9 @@ int run_simulate_graph(const SimulateArgs& a) {
     return usage_error("simulate", "a GRAPH needs --bandwidth BYTES_PER_SECOND (e.g. 1.82e9), "
                                    "the network bandwidth alpha is derived from");
   }
-  std::ifstream in(a.graph, std::ios::binary);
-  if (!in) {
-    fmt::print(stderr, "collsel: {}: cannot read the file ({}); check the path\n", a.graph,
-               std::strerror(errno));
-    return kExitBadArguments;
-  }
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::optional<std::string> input = read_input_file(a.graph);
+  if (!input) return kExitBadArguments;
+  const std::string& text = *input;
   namespace sim = collsel::tools::simulate;
   sim::GraphRead read = sim::read_graph(text, a.graph);
   print_diagnostics(read.diagnostics);
@@ -237,9 +228,7 @@ int run_simulate(const SimulateArgs& a) {
 }  // namespace
 
 Command simulate_command(CLI::App& app) {
-  auto a = std::make_shared<SimulateArgs>();
-  CLI::App* cmd = add_simulate(app, *a);
-  return {cmd, [a] { return run_simulate(*a); }};
+  return make_command<SimulateArgs>(app, add_simulate, run_simulate);
 }
 
 }  // namespace collsel::tools::cli
