@@ -106,7 +106,11 @@ int main(int argc, char** argv) {
                                        {collsel::Collective::scatter, 16, 4096, 0}};
   for (const auto& s : shapes) {
     const auto d = collsel::decide(s, models, policy);
-    ctx.remember(s, {collsel::winner_row(s.coll, d), d.params(), d.rung, d.predicted_s()});
+    collsel::pmpi::ShapeState state;
+    state.ranking.push_back(
+        {collsel::winner_row(s.coll, d), d.params(), d.rung, d.predicted_s(), d.simulated(),
+         d.algorithm()});
+    ctx.remember(s, std::move(state));
   }
   volatile const void* sink = nullptr;
   const double hit = median_ns_per_op(iterations, [&](int i) { sink = ctx.cached(shapes[i % 4]); });

@@ -62,7 +62,10 @@ void call_fields(R& r, F&& f) {
   f("rung", r.rung, Presence::required);
   f("predicted_s", r.predicted_s, Presence::required);  // null: no model applied
   f("simulated", r.simulated, Presence::optional);      // predicted by schedule simulation
-  f("actual_s", r.actual_s, Presence::required);
+  f("actual_s", r.actual_s, Presence::required);  // the algorithm (or native routine) alone
+  // The one-off cost the call paid before its algorithm ran (a new communicator's context, a new
+  // shape's decision); 0 on the calls that found both ready. Absent in older logs.
+  f("setup_s", r.setup_s, Presence::optional);
   f("start_s", r.start_s, Presence::required);
   f("stack", r.stack, Presence::optional);  // call-site return addresses, innermost first
 }

@@ -166,7 +166,7 @@ struct CallView {
   std::string_view rung;
   double predicted_s;
   bool simulated;
-  double actual_s, start_s;
+  double actual_s, setup_s, start_s;
   const CallSite& stack;
 };
 
@@ -301,7 +301,7 @@ void CallLog::flush_locked() {
     const CallView view{std::string_view(r.comm.data()), r.comm_rank, r.comm_size, r.seq,
                         collective_name(r.coll), r.bytes, r.root, r.algorithm, r.segment_bytes,
                         r.window, rung_name(r.rung), r.predicted_s, r.simulated, r.actual_s,
-                        r.start_s, r.site};
+                        r.setup_s, r.start_s, r.site};
     append_record(logs::schema::kCall, view, [](const auto& v, auto&& f) {
       logs::schema::call_fields(v, f);
     });

@@ -40,6 +40,7 @@ struct CallRecord {
   double predicted_s = 0.0;  // NaN: null in the log
   bool simulated = false;    // predicted_s came from the schedule simulation
   double actual_s = 0.0;
+  double setup_s = 0.0;
   double start_s = 0.0;
   CallSite site;  // empty when [log] stack_depth is 0
 };

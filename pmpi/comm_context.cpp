@@ -30,14 +30,46 @@ std::size_t CommContext::ShapeHash::operator()(const CallShape& s) const noexcep
   return h;
 }
 
-const Choice* CommContext::cached(const CallShape& shape) const {
+ShapeState* CommContext::cached(const CallShape& shape) {
   const auto it = cache_.find(shape);
   return it == cache_.end() ? nullptr : &it->second;
 }
 
-const Choice& CommContext::remember(const CallShape& shape, const Choice& choice) {
-  if (cache_.size() >= kCacheCapacity) cache_.clear();
-  return cache_.insert_or_assign(shape, choice).first->second;
+ShapeState& CommContext::remember(const CallShape& shape, ShapeState state) {
+  if (cache_.size() >= kCacheCapacity) {
+    for (const auto& [s, st] : cache_) {
+      if (auto l = st.learned(s)) evicted_.push_back(std::move(*l));
+    }
+    cache_.clear();
+  }
+  return cache_.insert_or_assign(shape, std::move(state)).first->second;
+}
+
+std::vector<LearnedShape> CommContext::learned() const {
+  std::vector<LearnedShape> out = evicted_;
+  for (const auto& [s, st] : cache_) {
+    if (auto l = st.learned(s)) out.push_back(std::move(*l));
+  }
+  return out;
+}
+
+std::optional<LearnedShape> ShapeState::learned(const CallShape& shape) const {
+  if (!monitor || monitor->outcome().calls == 0) return std::nullopt;
+  const AdaptOutcome& o = monitor->outcome();
+  LearnedShape l;
+  l.shape = shape;
+  l.model_choice = std::string(ranking.front().name);
+  l.chosen = std::string(ranking[static_cast<std::size_t>(o.chosen)].name);
+  l.calls = o.calls;
+  l.explore_calls = o.explore_calls;
+  for (std::size_t i = 0; i < ranking.size() && i < o.measured_s.size(); ++i) {
+    if (o.measured_s[i] == o.measured_s[i]) {  // not NaN: measured in this run
+      l.measured_s.emplace_back(std::string(ranking[i].name), o.measured_s[i]);
+    }
+  }
+  // A table entry needs the chosen algorithm's time: a shape never agreed on is not learned.
+  if (!l.measured(l.chosen)) return std::nullopt;
+  return l;
 }
 
 }  // namespace collsel::pmpi

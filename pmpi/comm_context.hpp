@@ -11,9 +11,13 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "models/contention/schedule.hpp"
+#include "selector/adapt.hpp"
 #include "selector/decide.hpp"
+#include "selector/learned.hpp"
+#include "selector/policy.hpp"
 #include "selector/registry.hpp"
 
 namespace collsel::pmpi {
@@ -25,6 +29,30 @@ struct Choice {
   Rung rung = Rung::native;
   double predicted_s = 0.0;  // NaN when no model applies
   bool simulated = false;    // predicted by simulating the schedule on the placement
+  std::string_view name = kNativeName;
+};
+
+// What a communicator keeps per call shape: the model's choice and, when [adapt] is on, the
+// runners-up the monitor may try (ranking[0] is the model's choice) and the monitor itself.
+struct ShapeState {
+  std::vector<Choice> ranking;  // at least one entry
+  std::optional<ShapeMonitor> monitor;
+
+  // What the coming call runs, with its rung (measured or explore when the monitor moved off the
+  // model's choice).
+  [[nodiscard]] Choice current() const {
+    if (!monitor) return ranking.front();
+    const AdaptStep step = monitor->step();
+    Choice c = ranking[static_cast<std::size_t>(step.candidate)];
+    if (step.exploring) {
+      c.rung = Rung::explore;
+    } else if (step.candidate != 0) {
+      c.rung = Rung::measured;
+    }
+    return c;
+  }
+  // The monitor's outcome in the learned table's terms; nothing without a monitor.
+  [[nodiscard]] std::optional<LearnedShape> learned(const CallShape& shape) const;
 };
 
 class CommContext {
@@ -50,15 +78,18 @@ class CommContext {
   }
 
   // nullptr when the shape is not cached yet.
-  const Choice* cached(const CallShape& shape) const;
-  const Choice& remember(const CallShape& shape, const Choice& choice);
+  ShapeState* cached(const CallShape& shape);
+  ShapeState& remember(const CallShape& shape, ShapeState state);
+  // What the monitors of this communicator learned, including shapes the cache let go of.
+  [[nodiscard]] std::vector<LearnedShape> learned() const;
 
  private:
   struct ShapeHash {
     std::size_t operator()(const CallShape& s) const noexcept;
   };
   // Enough for the distinct (collective, size, root) shapes of real programs; past it the cache
-  // starts over, which only costs model evaluations, never a different decision.
+  // starts over, which only costs model evaluations, never a different decision (every rank
+  // starts over at the same call), and a monitored shape starts its monitoring again.
   static constexpr std::size_t kCacheCapacity = 256;
 
   MPI_Comm private_comm_ = MPI_COMM_NULL;
@@ -67,7 +98,8 @@ class CommContext {
   std::array<char, 32> id_{};
   std::uint64_t seq_ = 0;
   std::optional<models::contention::Placement> placement_;
-  std::unordered_map<CallShape, Choice, ShapeHash> cache_;
+  std::unordered_map<CallShape, ShapeState, ShapeHash> cache_;
+  std::vector<LearnedShape> evicted_;  // monitored shapes the cache let go of
 };
 
 }  // namespace collsel::pmpi

@@ -4,8 +4,11 @@
 // registry row (or the native routine), run on the private communicator, and the log record.
 #include "pmpi/runtime.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -14,9 +17,11 @@
 
 #include <fmt/format.h>
 
+#include "common/file_write.hpp"
 #include "pmpi/call_log.hpp"
 #include "pmpi/comm_context.hpp"
 #include "pmpi/startup.hpp"
+#include "selector/adapt.hpp"
 #include "selector/config.hpp"
 #include "selector/registry.hpp"
 
@@ -30,7 +35,7 @@ namespace {
 thread_local const char* t_last_algorithm = kNativeName.data();
 
 int delete_context(MPI_Comm, int, void* attribute, void*) {
-  delete static_cast<CommContext*>(attribute);
+  runtime().retire_context(static_cast<CommContext*>(attribute));
   return MPI_SUCCESS;
 }
 
@@ -63,6 +68,11 @@ struct Runtime::Impl {
 
   std::mutex notes_mutex;
   std::set<Collective> noted;  // collectives whose decision note was printed already
+
+  // What the monitors learned: harvested from contexts when they are freed and at finalize.
+  std::mutex learned_mutex;
+  std::set<CommContext*> live;
+  LearnedTable learned;
 
   // Lazy start for programs whose MPI_Init we did not see (mpi_f08 calls PMPI_Init directly): the
   // first intercepted call's communicator carries the start-up exchange.
@@ -98,20 +108,60 @@ struct Runtime::Impl {
     auto* created =
         new CommContext(comm, world_rank, context_serial.fetch_add(1), boot.placement_wanted);
     PMPI_Comm_set_attr(comm, context_keyval, created);
+    if (boot.config.adapt.mode != AdaptMode::off) {
+      std::lock_guard lock(learned_mutex);
+      live.insert(created);
+    }
     return *created;
   }
 
+  // Moves what a context's monitors learned into the run's table (under learned_mutex).
+  void harvest(const CommContext& ctx) {
+    for (LearnedShape& l : ctx.learned()) learned.merge(std::move(l));
+  }
+
   template <class Call>
-  const Choice& choose(CommContext& ctx, const CallShape& shape) {
-    if (const Choice* c = ctx.cached(shape)) return *c;
+  ShapeState& choose(CommContext& ctx, const CallShape& shape) {
+    if (ShapeState* st = ctx.cached(shape)) return *st;
     const Decision d = decide(shape, models, boot.config.policy, ctx.placement());
     // Only an override that could not be honoured is news to the user; a disabled collective or
     // a model's choice is what they asked for.
     if (!d.note.empty() && boot.config.policy.of(shape.coll).force && ctx.rank() == 0) {
       note_once(shape.coll, d.note);
     }
-    return ctx.remember(shape, {winner_row<Call>(d), d.params(), d.rung, d.predicted_s(),
-                                d.simulated()});
+    ShapeState st;
+    st.ranking.push_back(
+        {winner_row<Call>(d), d.params(), d.rung, d.predicted_s(), d.simulated(), d.algorithm()});
+    std::vector<int> ranking = adapt_ranking(d, boot.config.adapt);
+    if (!ranking.empty()) add_monitor<Call>(st, d, std::move(ranking), shape);
+    return ctx.remember(shape, std::move(st));
+  }
+
+  // The runners-up the monitor may try, and where it starts: the learned table's choice for this
+  // shape when there is one (every rank parsed the same table), else the model's.
+  template <class Call>
+  void add_monitor(ShapeState& st, const Decision& d, std::vector<int> ranking,
+                   const CallShape& shape) {
+    std::optional<std::pair<int, double>> start;
+    if (const LearnedShape* l = boot.learned ? boot.learned->find(shape) : nullptr) {
+      for (int i = 0; i < static_cast<int>(d.table.size()); ++i) {
+        const CostEntry& e = d.table[static_cast<std::size_t>(i)];
+        if (e.name != l->chosen || e.not_applicable) continue;
+        auto at = std::find(ranking.begin(), ranking.end(), i);
+        if (at == ranking.end()) at = ranking.insert(ranking.end(), i);
+        start = {static_cast<int>(at - ranking.begin()), *l->measured(l->chosen)};
+      }
+    }
+    std::vector<double> predicted;
+    const auto rows = registry<Call>();
+    for (int i : ranking) {
+      const CostEntry& e = d.table[static_cast<std::size_t>(i)];
+      predicted.push_back(e.predicted_s);
+      if (i == d.winner) continue;
+      st.ranking.push_back({&rows[static_cast<std::size_t>(i)], e.params, d.rung, e.predicted_s,
+                            e.simulated, e.name});
+    }
+    st.monitor.emplace(boot.config.adapt, std::move(predicted), start);
   }
 
   // The one path of every collective. `local_ok` checks what can be checked without the
@@ -141,16 +191,31 @@ struct Runtime::Impl {
   template <class Call, class Native>
   int serve(CommContext& ctx, const CallShape& shape, double start, const Call& call,
             Native native) {
-    const Choice& choice = choose<Call>(ctx, shape);
+    const bool fresh = ctx.cached(shape) == nullptr;
+    ShapeState& state = choose<Call>(ctx, shape);
+    const Choice choice = state.current();
     std::string_view name = kNativeName;
     int rc = MPI_SUCCESS;
+    const double run_start = PMPI_Wtime();
     if (const auto* row = std::get_if<const Algorithm<Call>*>(&choice.row)) {
       name = (*row)->view.name;
       rc = (*row)->run(call, choice.params);
     } else {
       rc = native();
     }
-    record(ctx, shape, choice, name, start, PMPI_Wtime());
+    const double end = PMPI_Wtime();
+    // A call logs its algorithm's time; what a new communicator or shape cost before it is its
+    // set-up, logged apart so the model's errors stay clean.
+    record(ctx, shape, choice, name, run_start, end, fresh ? run_start - start : 0.0);
+    // The monitor sees the algorithm's time only; at its agreed points every rank of the
+    // communicator reduces, on the private communicator, so the next call's algorithm comes from
+    // the same value everywhere (selector/adapt.hpp).
+    if (state.monitor && state.monitor->record(end - run_start)) {
+      const double local = state.monitor->local_value();
+      double agreed = local;
+      PMPI_Allreduce(&local, &agreed, 1, MPI_DOUBLE, MPI_MAX, ctx.comm());
+      state.monitor->agree(agreed);
+    }
     return rc;
   }
 
@@ -162,7 +227,7 @@ struct Runtime::Impl {
   }
 
   void record(CommContext& ctx, const CallShape& shape, const Choice& choice,
-              std::string_view algorithm, double start, double end) {
+              std::string_view algorithm, double start, double end, double setup_s) {
     t_last_algorithm = algorithm.data();
     const std::uint64_t seq = ctx.next_seq();
     if (!boot.log) return;
@@ -181,6 +246,7 @@ struct Runtime::Impl {
     r.predicted_s = choice.predicted_s;
     r.simulated = choice.simulated;
     r.actual_s = end - start;
+    r.setup_s = setup_s;
     r.start_s = start - boot.time_origin;
     // Captured after `end` so the unwind is not part of actual_s. The frames between here and the
     // user's call (ours and the MPI library's) are skipped by the capture itself.
@@ -201,7 +267,42 @@ void Runtime::initialize() {
 void Runtime::finalize() {
   Impl& I = *impl_;
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
+  write_learned();
   if (I.boot.log) I.boot.log->close();
+}
+
+void Runtime::retire_context(CommContext* ctx) {
+  Impl& I = *impl_;
+  {
+    std::lock_guard lock(I.learned_mutex);
+    if (I.live.erase(ctx) > 0) I.harvest(*ctx);
+  }
+  delete ctx;
+}
+
+void Runtime::write_learned() {
+  // World rank 0 writes what the communicators it belongs to learned, over the table the run
+  // started from, so a shape this run did not measure again is kept.
+  Impl& I = *impl_;
+  if (I.world_rank != 0 || I.boot.learned_out.empty()) return;
+  std::lock_guard lock(I.learned_mutex);
+  for (CommContext* ctx : I.live) I.harvest(*ctx);
+  I.live.clear();
+  if (I.learned.shapes.empty()) return;
+  LearnedTable out = I.boot.learned.value_or(LearnedTable{});
+  out.model = I.boot.model_name;
+  for (LearnedShape& l : I.learned.shapes) out.put(std::move(l));
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(I.boot.learned_out).parent_path(), ec);
+  const std::optional<std::string> problem =
+      ec ? std::optional<std::string>(ec.message())
+         : common::write_file_atomically(I.boot.learned_out, format_learned(out));
+  if (problem) {
+    fmt::print(stderr,
+               "collsel: {}: cannot write the learned table ({}); set [log] dir or {} to a "
+               "writable folder to keep what this run measured\n",
+               I.boot.learned_out, *problem, kEnvLogDir);
+  }
 }
 
 void Runtime::release_world() {

@@ -31,10 +31,15 @@ class Runtime {
   int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
+  // A communicator's context is being freed (its attribute's delete callback): what its monitors
+  // learned is kept for the learned table.
+  void retire_context(class CommContext* ctx);
+
   // The algorithm name this thread's last intercepted call ran ("native" included), for tests.
   static const char* last_algorithm();
 
  private:
+  void write_learned();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

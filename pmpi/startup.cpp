@@ -23,6 +23,9 @@ struct BootPayload {
   std::string model_path;
   std::optional<std::string> model_text;
   std::string model_read_error;
+  std::string learned_path;
+  std::optional<std::string> learned_text;
+  std::string learned_read_error;
   std::string run_id;
 };
 
@@ -38,6 +41,9 @@ void each_field(BootPayload& p, F&& f) {
   f(p.model_path);
   f(p.model_text);
   f(p.model_read_error);
+  f(p.learned_path);
+  f(p.learned_text);
+  f(p.learned_read_error);
   f(p.run_id);
 }
 
@@ -124,6 +130,12 @@ BootPayload exchange_payload(MPI_Comm boot, int rank) {
       p.model_path = *resolved.config.model_path;
       p.model_text = read_text_file(p.model_path, p.model_read_error);
     }
+    if (resolved.config.adapt.mode != AdaptMode::off) {
+      p.learned_path = resolved.config.adapt.learned_path;
+      if (!p.learned_path.empty()) {
+        p.learned_text = read_text_file(p.learned_path, p.learned_read_error);
+      }
+    }
     p.run_id = make_run_id();
     Packer packer;
     each_field(p, packer);
@@ -172,6 +184,21 @@ void load(const BootPayload& payload, bool speaker, Startup& s) {
   const models::ModelFile* in_use = models.calibrated ? models.calibrated : models.fallback;
   s.placement_wanted = in_use != nullptr && in_use->contention &&
                        in_use->contention->use != models::contention::Use::never;
+  if (in_use != nullptr) s.model_name = in_use->name;
+  if (!payload.learned_path.empty()) {
+    if (!payload.learned_text) {
+      diagnostics.push_back({Diagnostic::Severity::error, payload.learned_path, 0,
+                             fmt::format("cannot read the learned table ({})",
+                                         payload.learned_read_error),
+                             fmt::format("check [adapt] learned in the config or {}; the model "
+                                         "decides meanwhile",
+                                         kEnvLearned)});
+    } else {
+      LearnedLoad l = parse_learned(*payload.learned_text, payload.learned_path, s.model_name);
+      s.learned = std::move(l.table);
+      diagnostics.insert(diagnostics.end(), l.diagnostics.begin(), l.diagnostics.end());
+    }
+  }
   if (speaker) {
     for (const Diagnostic& d : diagnostics) fmt::print(stderr, "{}\n", d.format());
   }
@@ -182,6 +209,10 @@ void load(const BootPayload& payload, bool speaker, Startup& s) {
 void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool speaker,
               Startup& s) {
   const Config& config = s.config;
+  // What the monitors learn goes next to the logs, also when the calls are not logged.
+  if (config.adapt.mode != AdaptMode::off) {
+    s.learned_out = (std::filesystem::path(config.log_dir) / run_id / "learned.toml").string();
+  }
   if (config.log_level == LogLevel::off) return;
   int world_size = 1;
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);

@@ -15,6 +15,7 @@
 #include "pmpi/call_site.hpp"
 #include "selector/config.hpp"
 #include "selector/decide.hpp"
+#include "selector/learned.hpp"
 
 namespace collsel::pmpi {
 
@@ -28,6 +29,10 @@ struct Startup {
   std::unique_ptr<CallLog> log;                     // null: the run is not logged
   std::unique_ptr<const CallSiteCapture> sites;     // null: no call sites
   double time_origin = 0.0;                         // PMPI_Wtime() at start-up
+  // [adapt] learned: the table this run starts from, when it loaded and matches the model.
+  std::optional<LearnedTable> learned;
+  std::string model_name;    // the name of the model in use (the learned table's key)
+  std::string learned_out;   // where finalize writes what this run learned: LOG_DIR/RUN/learned.toml
 
   // Points into `calibrated` and `fallback`: valid while this object lives where it is.
   [[nodiscard]] ModelSet models() const {

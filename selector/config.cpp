@@ -220,6 +220,53 @@ void read_selection(Reader& r, const toml::table& root, Config& c) {
   }
 }
 
+// A number key of [adapt] that must lie in [lo, hi] (integers are taken as numbers too).
+void read_factor(Reader& r, const toml::table& t, std::string_view key, double lo, double hi,
+                 double& target) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return;
+  const std::optional<double> v = node->value<double>();
+  if (v && *v >= lo && *v <= hi) {
+    target = *v;
+    return;
+  }
+  r.error(line_of(*node), fmt::format("{} in [adapt] must be a number from {} to {}", key, lo, hi),
+          fmt::format("write e.g. {} = {}; using {}", key, target, target));
+}
+
+constexpr std::string_view kValidAdaptModes = "off, monitor, explore";
+
+void read_adapt(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "adapt");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[adapt]",
+             {"mode", "threshold", "candidate_factor", "max_candidates", "trial_calls",
+              "hysteresis", "abandon_factor", "learned"});
+  AdaptSettings& a = c.adapt;
+  std::string mode;
+  if (read(r, *t, "[adapt]", "mode", mode)) {
+    if (auto m = adapt_mode_from(mode)) {
+      a.mode = *m;
+    } else {
+      r.error(line_of(*t->get("mode")), fmt::format("unknown mode '{}' in [adapt]", mode),
+              fmt::format("valid: {}; using {}", kValidAdaptModes, adapt_mode_name(a.mode)));
+    }
+  }
+  read_factor(r, *t, "threshold", 1.0, 1e6, a.threshold);
+  read_factor(r, *t, "candidate_factor", 1.0, 1e6, a.candidate_factor);
+  read_factor(r, *t, "hysteresis", 0.0, 0.9, a.hysteresis);
+  read_factor(r, *t, "abandon_factor", 1.0, 1e6, a.abandon_factor);
+  // Bounded so that a typo cannot turn exploration into most of a job.
+  read_bounded(r, *t, "[adapt]", "max_candidates", 0, 16, a.max_candidates);
+  read_bounded(r, *t, "[adapt]", "trial_calls", 1, 100, a.trial_calls);
+  std::string learned;
+  if (read(r, *t, "[adapt]", "learned", learned) && !learned.empty()) {
+    std::filesystem::path p(learned);
+    if (p.is_relative()) p = std::filesystem::path(std::string(r.source)).parent_path() / p;
+    a.learned_path = p.lexically_normal().string();
+  }
+}
+
 void env_force(Config& c, const EnvMap& env, std::string_view var, Collective coll,
                Diagnostics& out) {
   const auto it = env.find(var);
@@ -299,12 +346,13 @@ ConfigLoad parse_config(std::string_view text, std::string_view source) {
       "fix the syntax; until then the whole file is ignored and the built-in defaults apply");
   if (!parsed) return load;
   const toml::table& root = *parsed;
-  check_keys(r, root, "the top level", {"model", "log", "enable", "override", "selection"});
+  check_keys(r, root, "the top level", {"model", "log", "enable", "override", "selection", "adapt"});
   read_model(r, root, load.config);
   read_log(r, root, load.config);
   read_enable(r, root, load.config);
   read_override(r, root, load.config);
   read_selection(r, root, load.config);
+  read_adapt(r, root, load.config);
   return load;
 }
 
@@ -352,6 +400,17 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
     }
   }
   if (auto it = env.find(kEnvDisable); it != env.end()) env_disable(c, it->second, out);
+  if (auto it = env.find(kEnvAdapt); it != env.end() && !it->second.empty()) {
+    if (auto m = adapt_mode_from(it->second)) {
+      c.adapt.mode = *m;
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: unknown mode '{}'", kEnvAdapt, it->second),
+                     fmt::format("valid: {}; using {}", kValidAdaptModes,
+                                 adapt_mode_name(c.adapt.mode))});
+    }
+  }
+  if (auto it = env.find(kEnvLearned); it != env.end()) c.adapt.learned_path = it->second;
 }
 
 ConfigLoad resolve_config(const ConfigInputs& in) {

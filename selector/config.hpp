@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "models/diagnostic.hpp"
+#include "selector/adapt.hpp"
 #include "selector/policy.hpp"
 
 namespace collsel {
@@ -37,6 +38,7 @@ struct Config {
   // Entries of the summary table, allocated at start-up (~200 bytes each: 4096 = ~800 KiB).
   std::uint32_t log_summary_entries = 4096;
   Policy policy;
+  AdaptSettings adapt;
 };
 
 // The environment variables collsel reads, by name. Only these are looked at.
@@ -50,6 +52,8 @@ inline constexpr std::string_view kEnvForceAlltoall = "COLLSEL_FORCE_ALLTOALL";
 inline constexpr std::string_view kEnvWindow = "COLLSEL_WINDOW";
 inline constexpr std::string_view kEnvSegmentBytes = "COLLSEL_SEGMENT_BYTES";
 inline constexpr std::string_view kEnvDisable = "COLLSEL_DISABLE";
+inline constexpr std::string_view kEnvAdapt = "COLLSEL_ADAPT";      // off, monitor, explore
+inline constexpr std::string_view kEnvLearned = "COLLSEL_LEARNED";  // a learned table to start from
 
 using EnvMap = std::map<std::string, std::string, std::less<>>;
 // The COLLSEL_* variables of this process's environment.

@@ -205,6 +205,10 @@ std::string_view rung_name(Rung r) {
       return "default_model";
     case Rung::native:
       return "native";
+    case Rung::measured:
+      return "measured";
+    case Rung::explore:
+      return "explore";
   }
   return "?";
 }

@@ -17,9 +17,11 @@
 
 namespace collsel {
 
-// The precedence, highest first. Logged with every call.
-enum class Rung { override_algorithm, calibrated_model, default_model, native };
-// "override", "model", "default_model", "native"
+// The precedence, highest first. Logged with every call. decide() yields the first four; the
+// shim's monitor (selector/adapt.hpp) adds `measured` (a runner-up that measured faster than the
+// model's choice, in this run or in the learned table) and `explore` (a trial call of a runner-up).
+enum class Rung { override_algorithm, calibrated_model, default_model, native, measured, explore };
+// "override", "model", "default_model", "native", "measured", "explore"
 std::string_view rung_name(Rung r);
 
 struct ModelSet {

@@ -21,7 +21,7 @@ CALL_FIELDS = {
     "comm_size": int, "seq": int, "coll": str, "bytes": int, "root": int, "algorithm": str,
     "segment_bytes": int, "rung": str, "actual_s": float, "start_s": float,
 }
-RUNGS = {"override", "model", "default_model", "native"}
+RUNGS = {"override", "model", "default_model", "native", "measured", "explore"}
 
 
 class Failure(Exception):
@@ -132,6 +132,26 @@ def case_intercept(args, work):
         seqs.setdefault((r["comm"], r["world_rank"]), []).append(r["seq"])
     for key, s in seqs.items():
         check(s == list(range(len(s))), f"sequence numbers of {key} are not 0..n-1: {s}")
+    check_setup_apart(calls)
+
+
+def check_setup_apart(calls):
+    """A call's set-up (a new communicator's context, a new shape's decision) is logged apart
+    from its time: the first served call on each communicator and rank has setup_s > 0, and a
+    shape seen before on that rank has none."""
+    seen = set()
+    first = set()
+    for r in sorted(calls, key=lambda r: (r["world_rank"], r["comm"], r["seq"])):
+        if r["algorithm"] == "native":
+            continue
+        check("setup_s" in r and r["setup_s"] >= 0, f"no setup_s: {r}")
+        shape = (r["world_rank"], r["comm"], r["coll"], r["bytes"], r["root"])
+        if (r["world_rank"], r["comm"]) not in first:
+            first.add((r["world_rank"], r["comm"]))
+            check(r["setup_s"] > 0, f"the communicator's first call has no set-up time: {r}")
+        elif shape in seen:
+            check(r["setup_s"] == 0, f"a repeated shape has a set-up time: {r}")
+        seen.add(shape)
 
 
 def case_forced(args, work):
@@ -402,6 +422,93 @@ def case_report(args, work):
           f"summarised calls {capped_doc['summarised_calls']}")
     check_report_sections(capped_doc, calls_per_rank, args.ranks, collectives)
     check(any("trace cap" in w for w in capped_doc["warnings"]), "the trace cap is not warned")
+
+
+def explore_config(work, **extra):
+    """A config that explores on every shape: any departure from the prediction (threshold 1)
+    sends the monitor to every applicable runner-up (factor 1e6), two trial calls each."""
+    lines = ['[adapt]', 'mode = "explore"', 'threshold = 1.0', 'candidate_factor = 1e6',
+             'max_candidates = 16', 'trial_calls = 2']
+    lines += [f'{k} = "{v}"' for k, v in extra.items()]
+    path = work / "adapt.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def shapes_of(calls):
+    """Per (comm, coll, bytes, root): the calls of rank 0 in call order."""
+    shapes = {}
+    for r in sorted(calls, key=lambda r: r["seq"]):
+        if r["comm_rank"] == 0:
+            shapes.setdefault((r["comm"], r["coll"], r["bytes"], r["root"]), []).append(r)
+    return shapes
+
+
+def case_adapt_skew(args, work):
+    """Explore mode with one rank's timing skewed: every rank runs the same algorithm on every
+    call (the decisions come from reduced values only), nothing deadlocks (the run's timeout),
+    exploration stays within its bound, and the learned table is written; a second run started
+    from it explores nothing."""
+    logdir = work / "logs"
+    env = base_env(logdir)
+    env["COLLSEL_CONFIG"] = str(explore_config(work))
+    proc = run(args, env, work)
+    program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls = read_logs(logdir, args.ranks)
+    check_consistent_decisions(calls)
+    shapes = shapes_of(calls)
+    explored = 0
+    for key, seq in shapes.items():
+        trials = [r for r in seq if r["rung"] == "explore"]
+        # 2 trial calls for each of at most 16 runners-up, once per shape
+        check(len(trials) <= 2 * 16, f"{key}: {len(trials)} exploratory calls")
+        explored += bool(trials)
+        if trials:
+            last_trial = max(i for i, r in enumerate(seq) if r["rung"] == "explore")
+            settled = {r["algorithm"] for r in seq[last_trial + 1:]}
+            check(len(settled) <= 1, f"{key}: still switching after exploring: {settled}")
+    check(explored > 0, "threshold 1 explored no shape")
+    print(f"{explored} of {len(shapes)} shapes explored; chosen: "
+          + ", ".join(sorted({seq[-1]['algorithm'] for seq in shapes.values()})))
+    learned = list(logdir.glob("*/learned.toml"))
+    check(len(learned) == 1, f"expected one learned.toml, found {learned}")
+    text = learned[0].read_text()
+    check(text.count("[[shape]]") == len(shapes), f"learned.toml has not every shape:\n{text}")
+
+    logdir2 = work / "logs2"
+    env2 = base_env(logdir2)
+    env2["COLLSEL_CONFIG"] = str(explore_config(work, learned=learned[0]))
+    proc = run(args, env2, work)
+    program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls2 = read_logs(logdir2, args.ranks)
+    check_consistent_decisions(calls2)
+    # Started from what was measured, the shapes hold their learned times unless the machine's
+    # load changed by more than the threshold; on 2 shared cores some may: count, do not demand.
+    for key, seq in shapes_of(calls2).items():
+        first = seq[0]
+        check(first["rung"] in ("measured", "model", "default_model"),
+              f"{key}: first call of the second run has rung {first['rung']}")
+
+
+def case_adapt_bad_learned(args, work):
+    """A corrupt learned table: one message naming the file, and the job runs on the model."""
+    logdir = work / "logs"
+    env = base_env(logdir)
+    bad = work / "nightly.toml"
+    bad.write_text("format_version = 1\nmodel = \"x\"\n[[shape]]\ncoll = \"bcast\"\n")
+    env["COLLSEL_LEARNED"] = str(bad)
+    env["COLLSEL_ADAPT"] = "explore"
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, str(bad), "the learned table is ignored")
+    calls = read_logs(logdir, args.ranks)
+    check_consistent_decisions(calls)
+    # The run may learn for itself (explore mode), but no shape starts from the ignored table.
+    for key, seq in shapes_of(calls).items():
+        check(seq[0]["rung"] in ("model", "default_model"),
+              f"{key}: the first call has rung {seq[0]['rung']}, not the model's")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -86,6 +86,70 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(file.config.log_max_records, defaults.log_max_records);
   EXPECT_EQ(file.config.log_summary_entries, defaults.log_summary_entries);
   EXPECT_EQ(file.config.policy.segment_unit_bytes, defaults.policy.segment_unit_bytes);
+  const AdaptSettings& a = file.config.adapt;
+  const AdaptSettings& d = defaults.adapt;
+  EXPECT_EQ(a.mode, d.mode);
+  EXPECT_EQ(a.threshold, d.threshold);
+  EXPECT_EQ(a.candidate_factor, d.candidate_factor);
+  EXPECT_EQ(a.max_candidates, d.max_candidates);
+  EXPECT_EQ(a.trial_calls, d.trial_calls);
+  EXPECT_EQ(a.hysteresis, d.hysteresis);
+  EXPECT_EQ(a.abandon_factor, d.abandon_factor);
+  EXPECT_EQ(a.learned_path, d.learned_path);
+}
+
+TEST(Config, ReadsTheAdaptSection) {
+  const ConfigLoad load = parse_config(R"([adapt]
+mode = "explore"
+threshold = 2
+candidate_factor = 3.5
+max_candidates = 5
+trial_calls = 7
+hysteresis = 0.2
+abandon_factor = 4.0
+learned = "runs/learned.toml"
+)",
+                                       "/etc/collsel/collsel.toml");
+  EXPECT_TRUE(load.diagnostics.empty()) << messages(load.diagnostics)[0];
+  const AdaptSettings& a = load.config.adapt;
+  EXPECT_EQ(a.mode, AdaptMode::explore);
+  EXPECT_EQ(a.threshold, 2.0);
+  EXPECT_EQ(a.candidate_factor, 3.5);
+  EXPECT_EQ(a.max_candidates, 5);
+  EXPECT_EQ(a.trial_calls, 7);
+  EXPECT_EQ(a.hysteresis, 0.2);
+  EXPECT_EQ(a.abandon_factor, 4.0);
+  EXPECT_EQ(a.learned_path, "/etc/collsel/runs/learned.toml");
+}
+
+TEST(Config, BadAdaptValuesKeepTheirDefaults) {
+  const ConfigLoad load = parse_config("[adapt]\nmode = \"learn\"\nthreshold = 0.5\n"
+                                       "trial_calls = 0\n",
+                                       "c.toml");
+  const auto m = messages(load.diagnostics);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0], "collsel: c.toml:2: unknown mode 'learn' in [adapt]; valid: off, monitor, "
+                  "explore; using monitor");
+  EXPECT_EQ(m[1], "collsel: c.toml:3: threshold in [adapt] must be a number from 1 to 1000000; "
+                  "write e.g. threshold = 1.5; using 1.5");
+  EXPECT_EQ(m[2], "collsel: c.toml:4: trial_calls = 0 in [adapt] is out of range; use 1 to 100; "
+                  "using 4");
+  EXPECT_EQ(load.config.adapt.mode, AdaptMode::monitor);
+}
+
+TEST(Config, AdaptFromTheEnvironment) {
+  ConfigInputs in;
+  in.env = {{"COLLSEL_ADAPT", "explore"}, {"COLLSEL_LEARNED", "/data/learned.toml"}};
+  ConfigLoad load = resolve_config(in);
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.adapt.mode, AdaptMode::explore);
+  EXPECT_EQ(load.config.adapt.learned_path, "/data/learned.toml");
+  in.env = {{"COLLSEL_ADAPT", "on"}};
+  load = resolve_config(in);
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: environment: COLLSEL_ADAPT: unknown mode 'on'; valid: off, monitor, "
+            "explore; using monitor");
 }
 
 TEST(Config, UnknownAlgorithmNamesFileLineAndValidNames) {
@@ -111,7 +175,7 @@ TEST(Config, UnknownKeyIsAWarningAndTheRestApplies) {
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[0],
             "collsel: c.toml:4: unknown key 'colors' in the top level; remove it; valid keys in "
-            "the top level: model, log, enable, override, selection");
+            "the top level: model, log, enable, override, selection, adapt");
   EXPECT_EQ(m[1],
             "collsel: c.toml:2: unknown key 'directory' in [log]; remove it; valid keys in [log]: "
             "dir, level, buffer_records, stack_depth, max_records, summary_entries");

@@ -108,6 +108,8 @@ std::string rung_meaning(Rung r) {
     case Rung::calibrated_model: return "the calibrated model's fastest prediction";
     case Rung::default_model: return "the embedded default model's fastest prediction";
     case Rung::native: return "the MPI library's own collective";
+    case Rung::measured: return "measured faster than the model's choice (the learned table)";
+    case Rung::explore: return "a trial of a runner-up (self-correction)";
   }
   return "";
 }

@@ -66,6 +66,7 @@ struct LoggedCall {
   std::optional<double> predicted_s;  // null in the log: no model applied
   bool simulated = false;  // predicted by schedule simulation; absent in older logs
   double actual_s = 0.0;
+  double setup_s = 0.0;  // the call's one-off set-up cost; 0 in older logs
   double start_s = 0.0;
   std::vector<std::uint64_t> stack;  // call-site return addresses, innermost first; may be empty
 };

@@ -33,6 +33,7 @@ pmpi::CallRecord traced_call() {
   r.predicted_s = 1.25e-3;
   r.simulated = true;
   r.actual_s = 2.5e-3;
+  r.setup_s = 7.5e-4;
   r.start_s = 0.125;
   r.site.depth = 3;
   r.site.pcs = {0x401000, 0x7f0000001234, 0xffffffffffffff00};
@@ -112,6 +113,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_DOUBLE_EQ(*c.predicted_s, w.predicted_s);
   EXPECT_TRUE(c.simulated);
   EXPECT_DOUBLE_EQ(c.actual_s, w.actual_s);
+  EXPECT_DOUBLE_EQ(c.setup_s, w.setup_s);
   EXPECT_DOUBLE_EQ(c.start_s, w.start_s);
   EXPECT_EQ(c.stack, (std::vector<std::uint64_t>{0x401000, 0x7f0000001234, 0xffffffffffffff00}));
 

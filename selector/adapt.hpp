@@ -1,0 +1,116 @@
+// Self-correction (docs/ADAPT.md): a monitor per communicator and call shape compares what the
+// calls measure with what the model predicted and, in `explore` mode, tries the model's close
+// runners-up a bounded number of times and keeps the measured best.
+//
+// Pure and deterministic: the monitor never reads a clock. The shim feeds it each call's local
+// time; at agreed points (counted in calls of the shape, identical on every rank because
+// collectives are called in the same order) it asks for a reduction, and only the reduced value
+// (the maximum over ranks of the per-rank mean) moves its state. Every rank therefore walks the
+// same states and runs the same algorithm on every call, whatever the local timings were.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "selector/decide.hpp"
+
+namespace collsel {
+
+enum class AdaptMode { off, monitor, explore };
+std::string_view adapt_mode_name(AdaptMode m);
+std::optional<AdaptMode> adapt_mode_from(std::string_view s);
+
+// [adapt] in the config (docs/CONFIG.md). The defaults are the documented production default.
+struct AdaptSettings {
+  // monitor: measure and remember, never change an algorithm (docs/ADAPT.md says why this is the
+  // default); explore: also try the runners-up when the measurement departs from the prediction.
+  AdaptMode mode = AdaptMode::monitor;
+  // Explore when the agreed mean departs from the prediction by more than this factor, either
+  // way: measured / predicted > threshold or < 1 / threshold.
+  double threshold = 1.5;
+  // Runners-up tried: those predicted within this factor of the model's choice, at most
+  // max_candidates of them, trial_calls calls each.
+  double candidate_factor = 2.0;
+  int max_candidates = 3;
+  int trial_calls = 4;
+  // A runner-up replaces the incumbent only when it measured this much faster (0.1: 10 %).
+  double hysteresis = 0.10;
+  // A runner-up whose first trial call is slower than this factor times the incumbent's measured
+  // mean is abandoned after that call: the bound on what exploring can cost.
+  double abandon_factor = 2.0;
+  // A learned table to start from (empty: none), written by an earlier run's finalize.
+  std::string learned_path;
+};
+
+// Calls of a shape after which the monitor agrees on a measurement (the 8th, 64th, 512th call).
+inline constexpr std::array<std::uint64_t, 3> kAdaptCheckpoints = {8, 64, 512};
+
+// The algorithms a shape's monitor may run, as indices into decide()'s table: the winner first,
+// then in explore mode its runners-up (applicable, predicted, within candidate_factor of the
+// winner) in ascending prediction, at most max_candidates of them. Empty when the decision is not
+// a model's (an override, a disabled collective, native): what the user fixed is not second-guessed.
+std::vector<int> adapt_ranking(const Decision& d, const AdaptSettings& settings);
+
+// What the monitor wants for the coming call.
+struct AdaptStep {
+  int candidate = 0;       // index into the ranking given at construction (0: the model's choice)
+  bool exploring = false;  // a trial call of a runner-up
+};
+
+// The record of one shape, for the learned table and the report.
+struct AdaptOutcome {
+  int chosen = 0;          // ranking index in use now
+  std::uint64_t calls = 0;
+  std::uint64_t explore_calls = 0;
+  bool explored = false;
+  std::vector<double> measured_s;  // per ranking entry: agreed mean per call; NaN: not measured
+};
+
+class ShapeMonitor {
+ public:
+  // `predicted_s`: the ranking's predictions, the model's choice first, then its runners-up in
+  // ascending prediction (only those the settings allow are kept). `start` is the ranking index to
+  // run first (a learned choice) with its reference time (the learned measured mean), or nothing:
+  // the model's choice against its prediction.
+  ShapeMonitor(const AdaptSettings& settings, std::vector<double> predicted_s,
+               std::optional<std::pair<int, double>> start = std::nullopt);
+
+  [[nodiscard]] AdaptStep step() const { return {current_, phase_ == Phase::exploring}; }
+  // After the call: its local duration. True when every rank must now reduce local_value() with
+  // MAX and hand the result to agree() before the next call of this shape.
+  bool record(double local_s);
+  [[nodiscard]] double local_value() const;
+  void agree(double max_over_ranks_s);
+
+  [[nodiscard]] const AdaptOutcome& outcome() const { return outcome_; }
+  [[nodiscard]] int ranking_size() const { return static_cast<int>(predicted_.size()); }
+
+ private:
+  enum class Phase { monitoring, exploring, settled };
+  void begin_exploring();
+  void next_candidate();
+  void finish_exploring();
+
+  AdaptSettings settings_;
+  std::vector<double> predicted_;
+  Phase phase_ = Phase::monitoring;
+  int current_ = 0;
+  int incumbent_ = 0;
+  double reference_s_ = 0.0;  // what the incumbent is held against: prediction or learned time
+  std::size_t next_checkpoint_ = 0;
+  // The window since the last agreement: its calls' local sum and count (the first call of a
+  // shape and of each trial is left out: it carries one-off costs).
+  double window_sum_ = 0.0;
+  std::uint64_t window_calls_ = 0;
+  bool skip_next_ = true;
+  int trial_call_ = 0;
+  std::vector<int> to_try_;  // ranking indices still to try while exploring
+  std::size_t next_try_ = 0;
+  bool agree_pending_ = false;
+  AdaptOutcome outcome_;
+};
+
+}  // namespace collsel

@@ -1,0 +1,168 @@
+// The monitor's state machine (selector/adapt.hpp): when it agrees, what it explores, what it
+// keeps. Timings are fed in, so every case is exact.
+#include "selector/adapt.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace collsel {
+namespace {
+
+AdaptSettings explore_settings() {
+  AdaptSettings s;
+  s.mode = AdaptMode::explore;
+  s.threshold = 1.5;
+  s.max_candidates = 3;
+  s.trial_calls = 4;
+  s.hysteresis = 0.10;
+  s.abandon_factor = 2.0;
+  return s;
+}
+
+// Runs one call of the shape whose algorithm `k` takes times[k]; performs the agreement as the
+// shim does, with the given reduced value (max over ranks = the local value here, one rank).
+struct Driver {
+  ShapeMonitor& m;
+  std::vector<double> times;
+  std::vector<int> ran{};
+  int agreements = 0;
+  void call() {
+    const AdaptStep s = m.step();
+    ran.push_back(s.candidate);
+    if (m.record(times[static_cast<std::size_t>(s.candidate)])) {
+      ++agreements;
+      m.agree(m.local_value());
+    }
+  }
+  void calls(int n) {
+    for (int i = 0; i < n; ++i) call();
+  }
+};
+
+TEST(ShapeMonitor, AgreesAtTheCheckpointsOnlyWhenTheModelHolds) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.5});
+  Driver d{m, std::vector<double>{1.1, 0.5, 0.5}};
+  d.calls(600);
+  EXPECT_EQ(d.agreements, 3);  // the 8th, 64th and 512th call
+  for (int c : d.ran) EXPECT_EQ(c, 0);  // 1.1 is within 1.5x of 1.0: no exploration
+  EXPECT_FALSE(m.outcome().explored);
+  EXPECT_NEAR(m.outcome().measured_s[0], 1.1, 1e-12);  // a mean of 448 equal times
+  EXPECT_EQ(m.outcome().calls, 600u);
+}
+
+TEST(ShapeMonitor, ExploresTheRunnersUpAndKeepsTheMeasuredBest) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.5});
+  Driver d{m, std::vector<double>{3.0, 2.0, 1.0}};  // the model is wrong by 3x and ranks backwards
+  d.calls(8);                    // checkpoint: 3.0 vs 1.0 predicted departs
+  d.calls(8);                    // 4 trial calls of each runner-up
+  const std::vector<int> expected_trials = {1, 1, 1, 1, 2, 2, 2, 2};
+  EXPECT_EQ(std::vector<int>(d.ran.begin() + 8, d.ran.end()), expected_trials);
+  EXPECT_EQ(m.outcome().explore_calls, 8u);
+  d.calls(100);
+  for (std::size_t i = 16; i < d.ran.size(); ++i) EXPECT_EQ(d.ran[i], 2);
+  EXPECT_EQ(m.outcome().chosen, 2);
+  EXPECT_TRUE(m.step().candidate == 2 && !m.step().exploring);
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 2.0);
+}
+
+TEST(ShapeMonitor, HysteresisKeepsTheIncumbentAgainstASmallGain) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2});
+  Driver d{m, std::vector<double>{2.0, 1.85}};  // 7.5 % faster: below the 10 % hysteresis
+  d.calls(200);
+  EXPECT_TRUE(m.outcome().explored);
+  EXPECT_EQ(m.outcome().chosen, 0);
+  EXPECT_EQ(m.outcome().explore_calls, 4u);
+}
+
+TEST(ShapeMonitor, AbandonsARunnerUpAfterOneSlowCall) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.3});
+  Driver d{m, std::vector<double>{2.0, 10.0, 1.0}};  // runner-up 1 is 5x slower: one call, then the next
+  d.calls(8);
+  d.calls(5);
+  const std::vector<int> expected = {1, 2, 2, 2, 2};
+  EXPECT_EQ(std::vector<int>(d.ran.begin() + 8, d.ran.end()), expected);
+  EXPECT_EQ(m.outcome().explore_calls, 5u);
+  EXPECT_EQ(m.outcome().chosen, 2);
+}
+
+TEST(ShapeMonitor, ExploresAtMostOncePerShapeWithinItsBound) {
+  AdaptSettings s = explore_settings();
+  ShapeMonitor m(s, {1.0, 1.1, 1.2, 1.3});
+  Driver d{m, std::vector<double>{5.0, 5.0, 5.0, 5.0}};  // every algorithm departs from its prediction
+  d.calls(1000);
+  EXPECT_EQ(m.outcome().explore_calls,
+            static_cast<std::uint64_t>(s.max_candidates * s.trial_calls));
+  EXPECT_EQ(m.outcome().chosen, 0);
+}
+
+TEST(ShapeMonitor, MonitorModeMeasuresButNeverSwitches) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::monitor;
+  ShapeMonitor m(s, {1.0, 1.2});
+  Driver d{m, std::vector<double>{3.0, 0.1}};
+  d.calls(100);
+  for (int c : d.ran) EXPECT_EQ(c, 0);
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[0], 3.0);
+  EXPECT_TRUE(std::isnan(m.outcome().measured_s[1]));
+}
+
+TEST(ShapeMonitor, ALearnedStartRunsTheLearnedChoiceAgainstItsLearnedTime) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2}, std::pair{1, 0.5});
+  Driver d{m, std::vector<double>{3.0, 0.55}};  // the learned time holds: no exploration, no model choice
+  d.calls(100);
+  for (int c : d.ran) EXPECT_EQ(c, 1);
+  EXPECT_FALSE(m.outcome().explored);
+  EXPECT_EQ(m.outcome().chosen, 1);
+}
+
+TEST(ShapeMonitor, TheFirstCallOfTheShapeIsLeftOutOfTheMeasurement) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::monitor;
+  ShapeMonitor m(s, {1.0});
+  const double times[] = {100.0, 1, 1, 1, 1, 1, 1, 4};
+  double agreed = 0.0;
+  for (double t : times) {
+    if (m.record(t)) agreed = m.local_value();
+  }
+  EXPECT_DOUBLE_EQ(agreed, 10.0 / 7.0);
+}
+
+Decision table_of(std::vector<double> predicted, int winner) {
+  Decision d;
+  d.rung = Rung::calibrated_model;
+  d.winner = winner;
+  for (double p : predicted) d.table.push_back({"x", std::nullopt, p, {}, false});
+  return d;
+}
+
+TEST(AdaptRanking, KeepsTheRunnersUpWithinTheFactorInPredictedOrder) {
+  AdaptSettings s = explore_settings();
+  s.candidate_factor = 2.0;
+  s.max_candidates = 2;
+  Decision d = table_of({3.0, 1.0, 1.9, 1.5, 2.5, std::nan("")}, 1);
+  d.table[3].not_applicable = "no";
+  EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{1, 2}));
+  s.max_candidates = 3;
+  d.table[3].not_applicable.reset();
+  EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{1, 3, 2}));
+}
+
+TEST(AdaptRanking, NeverSecondGuessesAnOverrideOrNative) {
+  AdaptSettings s = explore_settings();
+  Decision d = table_of({1.0, 1.1}, 0);
+  d.rung = Rung::override_algorithm;
+  EXPECT_TRUE(adapt_ranking(d, s).empty());
+  d.rung = Rung::calibrated_model;
+  d.winner = -1;
+  EXPECT_TRUE(adapt_ranking(d, s).empty());
+  d.winner = 0;
+  s.mode = AdaptMode::monitor;
+  EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{0}));
+  s.mode = AdaptMode::off;
+  EXPECT_TRUE(adapt_ranking(d, s).empty());
+}
+
+}  // namespace
+}  // namespace collsel
