@@ -48,7 +48,7 @@ grep -q '^\[contention\]' "$model" || { echo "placement.sh: $model has no [conte
 emu=$root/tools/emucluster/emucluster
 bench=$build/bench/selection
 shim=$build/pmpi/libcollsel.so
-cli=$build/tools/collsel
+cli=$build/tools/cli/collsel
 bench_require_built placement.sh "$bench" "$shim" "$cli"
 bench_require_root placement.sh
 

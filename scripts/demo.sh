@@ -14,6 +14,6 @@ COLLSEL_LOG_DIR="$logs" \
   timeout 600 mpiexec -n 4 -genv LD_PRELOAD "$PWD/build/pmpi/libcollsel.so" build/examples/collectives
 echo
 echo "== collsel report $logs --html build/demo-report"
-build/tools/collsel report "$logs" --html build/demo-report
+build/tools/cli/collsel report "$logs" --html build/demo-report
 echo
 echo "The same report with its plots: build/demo-report/index.html (opens offline in any browser)"
