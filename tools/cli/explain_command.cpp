@@ -18,6 +18,8 @@
 #include "models/contention/schedule.hpp"
 #include "selector/catalog.hpp"
 #include "selector/config.hpp"
+#include "common/duration_format.hpp"
+#include "selector/learned.hpp"
 #include "tools/decisions/explain.hpp"
 
 namespace collsel::tools::cli {
@@ -33,6 +35,7 @@ struct ExplainArgs {
   std::string size;
   int root = 0;
   std::string force;
+  std::string learned;
   std::string format = "text";
   int ranks_per_node = 1;
   std::string placement = "filled";
@@ -101,12 +104,16 @@ CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
                                     "(default filled)")
                         ->check(CLI::IsMember(placement_choices()));
   cmd->add_option("--seed", a.seed, "Seed of --placement random")->capture_default_str();
+  cmd->add_option("--learned", a.learned,
+                  "A learned table (a run's learned.toml, docs/ADAPT.md): also say what a run "
+                  "started from it would run for this call, and what was measured");
   cmd->footer(
       "Examples:\n"
       "  collsel explain --coll bcast -P 16 -m 1MiB\n"
       "  collsel explain --coll bcast -P 64 -m 1MiB --ranks-per-node 8 --model cluster.toml\n"
       "  collsel explain --coll scatter -P 8 -m 4k --root 3 --model cluster.toml\n"
       "  collsel explain --coll bcast -P 16 -m 64k --force bcast.chain --format json\n"
+      "  collsel explain --coll bcast -P 16 -m 64k --learned collsel-logs/RUN/learned.toml\n"
       "Exit status: 0 ok, 1 the model or config file is unusable, 2 bad arguments.");
   return cmd;
 }
@@ -119,6 +126,37 @@ std::optional<std::string> check_force(Collective coll, const std::string& force
   return fmt::format("--force: '{}' is not a {} algorithm; valid: {}, {}", force,
                      collsel::collective_name(coll), collsel::kNativeName,
                      collsel::algorithm_names(coll));
+}
+
+// What the learned table changes for this call: a run started from it runs the measured choice
+// on a shape the table holds (docs/ADAPT.md), whatever the model predicts.
+int explain_learned(const std::string& path, const collsel::CallShape& shape) {
+  const std::optional<std::string> text = read_input_file(path);
+  if (!text) return kExitBadArguments;
+  const collsel::LearnedLoad load = collsel::parse_learned(*text, path, "");
+  print_diagnostics(load.diagnostics);
+  if (!load.table) return kExitUnusable;
+  const collsel::LearnedShape* l = load.table->find(shape);
+  fmt::print("\nlearned table {} (measured against model '{}'):\n", path, load.table->model);
+  if (l == nullptr) {
+    fmt::print("  no entry for this call shape: a run started from it decides by the model, as "
+               "above\n");
+    return 0;
+  }
+  for (const auto& [name, seconds] : l->measured_s) {
+    fmt::print("  {:<28} {:>12} per call measured{}\n", name,
+               collsel::common::format_duration(seconds),
+               name == l->model_choice ? " (the model's choice then)" : "");
+  }
+  if (l->chosen == l->model_choice) {
+    fmt::print("  the measurements kept the model's choice {} ({} calls, {} trials)\n", l->chosen,
+               l->calls, l->explore_calls);
+  } else {
+    fmt::print("  a run started from it runs {} (rung measured) instead of the model's choice\n"
+               "  until its measured time departs from {} by more than [adapt] threshold\n",
+               l->chosen, collsel::common::format_duration(*l->measured(l->chosen)));
+  }
+  return 0;
 }
 
 int run_explain(const ExplainArgs& a) {
@@ -158,6 +196,7 @@ int run_explain(const ExplainArgs& a) {
                                ? collsel::explain::format_json(*out.explanation)
                                : collsel::explain::format_text(*out.explanation);
   std::fputs(text.c_str(), stdout);
+  if (!a.learned.empty()) return explain_learned(a.learned, request.shape);
   return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "tools/logs/log_reader.hpp"
 #include "tools/decisions/native_choice.hpp"
 #include "tools/report/report.hpp"
+#include "tools/report/self_correction.hpp"
 #include "tools/logs/symbolize.hpp"
 
 namespace collsel::tools::reporting {
@@ -184,6 +185,12 @@ int run_command(const CommandArgs& a) {
   const bool html_ok = a.html.empty() || write_html(report, a, *estimator);
   const report::Section section = *report::section_from_name(a.section);  // checked by CLI11
   std::fputs(report::format(report, format, section).c_str(), stdout);
+  // The self-correction section (docs/ADAPT.md), when the run wrote a learned table.
+  if (format == report::Format::text) {
+    if (const auto s = report::self_correction(log->dir, report::merge_calls(log->calls))) {
+      std::fputs(report::format_self_correction_text(*s).c_str(), stdout);
+    }
+  }
   // The text output ends with these; keep CSV and JSON on stdout clean for programs.
   if (format != report::Format::text) {
     for (const auto& p : report.problems) fmt::print(stderr, "collsel report: {}\n", p);

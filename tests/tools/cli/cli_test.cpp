@@ -1,4 +1,5 @@
 // `collsel list`, `collsel report` and the top-level options, run as users run them.
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -112,6 +113,38 @@ TEST(Report, BadFormatIsAUsageError) {
       run_collsel({"report", (kFixtures / "report_known").string(), "--format", "yaml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("yaml"), std::string::npos) << r.err;
+}
+
+TEST(Explain, ALearnedTableSaysWhatARunStartedFromItRuns) {
+  const TempDir dir("explain-learned");
+  const auto table = dir.path() / "learned.toml";
+  std::ofstream(table) << R"(format_version = 1
+model = "collsel default"
+[[shape]]
+coll = "bcast"
+comm_size = 16
+bytes = 65536
+root = 0
+model_choice = "bcast.chain_segmented"
+chosen = "bcast.binomial_segmented"
+calls = 200
+explore_calls = 8
+measured_s = { "bcast.chain_segmented" = 0.004, "bcast.binomial_segmented" = 0.001 }
+)";
+  CommandResult r = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64k",
+                                 "--learned", table.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("a run started from it runs bcast.binomial_segmented (rung measured)"),
+            std::string::npos) << r.out;
+  r = run_collsel({"explain", "--coll", "bcast", "-P", "8", "-m", "64k", "--learned",
+                   table.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no entry for this call shape"), std::string::npos) << r.out;
+  std::ofstream(table) << "format_version = 2\n";
+  r = run_collsel({"explain", "--coll", "bcast", "-P", "8", "-m", "64k", "--learned",
+                   table.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("format_version must be 1"), std::string::npos) << r.err;
 }
 
 TEST(Cli, VersionPrintsTheProjectVersion) {

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""The self-correction benchmark on a simulated cluster (docs/ADAPT.md, docs/BENCHMARKS.md
+"Self-correction").
+
+bench/adapt_demo.c (N calls of Bcast 64 KiB, Bcast 256 KiB, Scatter 256 KiB, Alltoall 64 KiB)
+is run on one platform at P ranks under SimGrid's SMPI (tools/simcluster), once per variant:
+
+  native-mpich, native-ompi   SMPI's MPICH and Open MPI selectors, without collsel
+  model                       collsel, [adapt] mode off: the model alone
+  explore                     collsel, [adapt] mode explore (the defaults of docs/CONFIG.md)
+  learned                     collsel, explore, started from the explore run's learned table
+  forced:i                    collsel with the i-th algorithm of each collective forced
+
+and with the model calibrated on the platform, then with the same model made wrong (one [plogp]
+key multiplied by a factor, --wrong). The simulation is deterministic: one run per variant.
+Per shape it reports the totals, the best fixed algorithm in hindsight, how many calls the
+explore run took to settle on its final algorithm (and whether that is the best fixed one), and a
+STAR-MPI-style tuner (every algorithm 10 calls, then the best), computed from the forced runs'
+means: 10 x sum of the means + (N - 10 x A) x the best mean. That last column is an estimate from
+measured means, not a run.
+
+  python3 bench/adapt_demo.py --platform gige -n 16 --model docs/benchmarks/at-scale/models/gige.toml \\
+      --wrong gap_s:3 --out docs/benchmarks/adapt
+"""
+import argparse
+import csv
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHAPES = [("bcast-65536", "bcast", 65536), ("bcast-262144", "bcast", 262144),
+          ("scatter-262144", "scatter", 262144), ("alltoall-65536", "alltoall", 65536)]
+ENV_FORCE = {"bcast": "COLLSEL_FORCE_BCAST", "scatter": "COLLSEL_FORCE_SCATTER",
+             "alltoall": "COLLSEL_FORCE_ALLTOALL"}
+
+
+def algorithms(collsel_tool):
+    out = subprocess.run([collsel_tool, "list", "--names"], capture_output=True, text=True,
+                         check=True).stdout
+    names = {"bcast": [], "scatter": [], "alltoall": []}
+    for name in out.split():
+        names[name.split(".")[0]].append(name)
+    return names
+
+
+def wrong_model(model, key, factor, dest):
+    """The model with [plogp] KEY (a number or a list of numbers) multiplied by factor."""
+    text = model.read_text()
+    start = text.index("\n[plogp]\n") + 1
+    end = text.index("\n[", start + 1)
+    section = text[start:end]
+    pattern = re.compile(rf"^{re.escape(key)} = (.*?)(\s*#.*)?$", re.M)
+    m = pattern.search(section)
+    if not m:
+        sys.exit(f"adapt_demo.py: no key {key} in [plogp] of {model}")
+    value = m.group(1)
+    scaled = re.sub(r"[0-9.]+(?:e[-+]?[0-9]+)?",
+                    lambda n: repr(float(n.group(0)) * factor), value)
+    section = section[:m.start(1)] + scaled + section[m.end(1):]
+    text = text[:start] + section + text[end:]
+    text = re.sub(r'^name = "(.*)"', rf'name = "\1 ({key} x {factor})"', text, count=1, flags=re.M)
+    dest.write_text(text)
+    return dest
+
+
+def run(args, program, model, variant, env_extra, logdir):
+    cmd = [str(ROOT / "tools/simcluster/simcluster"), "run", "--platform", args.platform,
+           "-n", str(args.n), "--ppn", str(args.ppn), "--timeout", str(args.timeout)]
+    env = dict(os.environ)
+    env.update({"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": str(logdir)})
+    env.update(env_extra)
+    if variant.startswith("native-"):
+        cmd += ["--native", "--cfg", f"smpi/coll-selector:{variant[7:]}"]
+    else:
+        cmd += ["--model", str(model), "--shim", args.shim]
+    cmd += ["--", str(program), str(args.calls)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    totals = {m.group(1): float(m.group(2))
+              for m in re.finditer(r"ADAPT shape=(\S+) calls=\d+ total_s=([0-9.e+-]+)", proc.stdout)}
+    if len(totals) != len(SHAPES):
+        sys.exit(f"adapt_demo.py: {variant} failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}\n"
+                 f"{proc.stderr[-2000:]}")
+    return totals
+
+
+def settle(logdir):
+    """Per shape, rank 0's algorithm per call, from the newest run folder in logdir."""
+    runs = sorted(pathlib.Path(logdir).iterdir())
+    seqs = {}
+    for line in (runs[-1] / "rank-00000.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r.get("type") == "call" and r["comm_size"] > 1:
+            seqs.setdefault(f"{r['coll']}-{r['bytes']}", []).append((r["algorithm"], r["rung"]))
+    return seqs, runs[-1]
+
+
+def one_model(args, program, model, label, names, work):
+    log = lambda s: print(f"adapt_demo [{label}] {s}", flush=True)
+    totals = {}
+    for v in ("native-mpich", "native-ompi"):
+        log(v)
+        totals[v] = run(args, program, model, v, {}, work / v)
+    log("model")
+    totals["model"] = run(args, program, model, "model", {"COLLSEL_ADAPT": "off"}, work / "model")
+    log("explore")
+    totals["explore"] = run(args, program, model, "explore", {"COLLSEL_ADAPT": "explore"},
+                            work / "explore")
+    seqs, explore_run = settle(work / "explore")
+    log("learned")
+    totals["learned"] = run(args, program, model, "learned",
+                            {"COLLSEL_ADAPT": "explore",
+                             "COLLSEL_LEARNED": str(explore_run / "learned.toml")},
+                            work / "learned")
+    learned_text = (explore_run / "learned.toml").read_text()
+    forced = {shape: {} for shape, _, _ in SHAPES}
+    for i in range(max(len(v) for v in names.values())):
+        env = {"COLLSEL_ADAPT": "off"}
+        for coll, algs in names.items():
+            env[ENV_FORCE[coll]] = algs[min(i, len(algs) - 1)]
+        log(f"forced:{i}")
+        t = run(args, program, model, f"forced:{i}", env, work / f"forced{i}")
+        for shape, coll, _ in SHAPES:
+            forced[shape][names[coll][min(i, len(names[coll]) - 1)]] = t[shape]
+    rows = []
+    for shape, coll, _ in SHAPES:
+        f = forced[shape]
+        best_alg = min(f, key=f.get)
+        means = {a: t / args.calls for a, t in f.items()}
+        star = 10 * sum(means.values()) + (args.calls - 10 * len(means)) * min(means.values())
+        seq = seqs.get(shape, [])
+        final = seq[-1][0] if seq else "?"
+        settled_at = next((i for i in range(len(seq)) if all(a == final for a, _ in seq[i:])), None)
+        model_alg = seq[0][0] if seq else "?"
+        rows.append({
+            "model": label, "shape": shape, "calls": args.calls,
+            "native_mpich_s": totals["native-mpich"][shape],
+            "native_ompi_s": totals["native-ompi"][shape],
+            "model_alone_s": totals["model"][shape], "model_choice": model_alg,
+            "explore_s": totals["explore"][shape], "explore_final": final,
+            "explore_settled_after_calls": settled_at,
+            "explore_trial_calls": sum(1 for _, r in seq if r == "explore"),
+            "learned_s": totals["learned"][shape],
+            "best_fixed": best_alg, "best_fixed_s": f[best_alg],
+            "star_estimate_s": star,
+        })
+    return rows, learned_text
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--platform", default="gige")
+    p.add_argument("-n", type=int, default=16)
+    p.add_argument("--ppn", type=int, default=1)
+    p.add_argument("--calls", type=int, default=200)
+    p.add_argument("--model", required=True, help="the model calibrated on the platform")
+    p.add_argument("--wrong", default="gap_s:3", help="KEY:FACTOR of [plogp] for the wrong model")
+    p.add_argument("--shim", default=str(ROOT / "build/smpi/pmpi/libcollsel-smpi.so"))
+    p.add_argument("--collsel", default=str(ROOT / "build/tools/cli/collsel"))
+    p.add_argument("--timeout", type=int, default=900)
+    p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
+    args = p.parse_args()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = algorithms(args.collsel)
+    with tempfile.TemporaryDirectory(prefix="adapt-demo-") as tmp:
+        tmp = pathlib.Path(tmp)
+        program = tmp / "adapt_demo"
+        subprocess.run(["smpicc", "-O2", "-o", str(program), str(ROOT / "bench/adapt_demo.c")],
+                       check=True, cwd=tmp)
+        key, factor = args.wrong.split(":")
+        wrong = wrong_model(pathlib.Path(args.model), key, float(factor), out / f"{args.platform}-wrong.toml")
+        rows = []
+        for label, model in (("calibrated", pathlib.Path(args.model)), (f"{key} x {factor}", wrong)):
+            r, learned = one_model(args, program, model, label, names, tmp / label.replace(" ", ""))
+            rows += r
+            (out / f"{args.platform}-P{args.n}-{'calibrated' if label == 'calibrated' else 'wrong'}-learned.toml").write_text(learned)
+    with open(out / f"{args.platform}-P{args.n}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    for r in rows:
+        print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()
