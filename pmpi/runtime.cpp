@@ -120,9 +120,12 @@ struct Runtime::Impl {
     for (LearnedShape& l : ctx.learned()) learned.merge(std::move(l));
   }
 
+  // The shape's state, decided now when `fresh` (the communicator had not seen the shape).
   template <class Call>
-  ShapeState& choose(CommContext& ctx, const CallShape& shape) {
+  ShapeState& choose(CommContext& ctx, const CallShape& shape, bool& fresh) {
+    fresh = false;
     if (ShapeState* st = ctx.cached(shape)) return *st;
+    fresh = true;
     const Decision d = decide(shape, models, boot.config.policy, ctx.placement());
     // Only an override that could not be honoured is news to the user; a disabled collective or
     // a model's choice is what they asked for.
@@ -191,8 +194,8 @@ struct Runtime::Impl {
   template <class Call, class Native>
   int serve(CommContext& ctx, const CallShape& shape, double start, const Call& call,
             Native native) {
-    const bool fresh = ctx.cached(shape) == nullptr;
-    ShapeState& state = choose<Call>(ctx, shape);
+    bool fresh = false;
+    ShapeState& state = choose<Call>(ctx, shape, fresh);
     const Choice choice = state.current();
     std::string_view name = kNativeName;
     int rc = MPI_SUCCESS;
