@@ -47,6 +47,13 @@ struct ModelFile {
   std::optional<models::contention::Params> contention;
   // LogfP (seed 004) for small messages, from the 1:P-P:1 benchmark. Absent: not measured.
   std::optional<models::logfp::Params> logfp;
+  // [corrections]: algorithm name -> factor its predictions are multiplied by, fitted by
+  // `collsel refit` to logged (prediction, measurement) pairs where the model's terms cannot
+  // express what was measured (docs/MODELS.md, "Corrections"). Sorted by name; empty: none.
+  std::vector<std::pair<std::string, double>> corrections;
+
+  // The factor of `algorithm` (1 when it has none).
+  [[nodiscard]] double correction(std::string_view algorithm) const;
 };
 
 struct ModelLoad {

@@ -170,6 +170,8 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
         }
       }
     }
+    // collsel refit's factor for what the model's terms cannot express (docs/MODELS.md).
+    if (model != nullptr) e.predicted_s *= model->correction(a.name);
     table.push_back(std::move(e));
   }
   return table;

@@ -32,6 +32,7 @@ constexpr KeySpec kTopKeys[] = {
     {"alltoall", Kind::table, false, ""},
     {"contention", Kind::table, false, ""},
     {"logfp", Kind::table, false, ""},
+    {"corrections", Kind::table, false, ""},
 };
 
 const std::span<const KeySpec> kTopLevelKeys = kTopKeys;

@@ -42,6 +42,9 @@ ModelLoad parse_root(const toml::table& root, std::string_view source) {
   if (const auto* t = read_table(r, top, "alltoall")) model.alltoall = read_alltoall(r, *t);
   if (const auto* t = read_table(r, top, "contention")) model.contention = read_contention(r, *t);
   if (const auto* t = read_table(r, top, "logfp")) model.logfp = read_logfp(r, *t);
+  if (const auto* t = read_table(r, top, "corrections")) {
+    model.corrections = read_corrections(r, *t);
+  }
   if (has_errors(load.diagnostics)) return load;
   // Every condition is checked above with its line; this catches a gap between the two lists.
   if (auto reason = model.plogp.invalid_reason()) {
@@ -53,6 +56,13 @@ ModelLoad parse_root(const toml::table& root, std::string_view source) {
 }
 
 }  // namespace
+
+double ModelFile::correction(std::string_view algorithm) const {
+  for (const auto& [name, factor] : corrections) {
+    if (name == algorithm) return factor;
+  }
+  return 1.0;
+}
 
 ModelLoad parse_model(std::string_view text, std::string_view source) {
   try {
@@ -112,6 +122,11 @@ std::string write_model(const ModelFile& m) {
     out += "\n# LogfP for small messages (seed 004; docs/MODELS.md, \"Model file\")\n";
     out += "[logfp]\n";
     out += model_file::logfp_body(*m.logfp);
+  }
+  if (!m.corrections.empty()) {
+    out += "\n# per-algorithm factors on the predictions, fitted by collsel refit (docs/MODELS.md)\n";
+    out += "[corrections]\n";
+    out += model_file::corrections_body(m.corrections);
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "models/model_file/reading.hpp"
 
@@ -31,6 +33,10 @@ std::string alltoall_body(const alltoall::Contention& c);
 // contention.cpp: the penalty rule and the measured graphs (seeds 002, 003).
 std::optional<contention::Params> read_contention(Reader& r, const toml::table& t);
 std::string contention_body(const contention::Params& c);
+
+// corrections.cpp: per-algorithm factors on the predictions (collsel refit).
+std::vector<std::pair<std::string, double>> read_corrections(Reader& r, const toml::table& t);
+std::string corrections_body(const std::vector<std::pair<std::string, double>>& c);
 
 // logfp.cpp: seed 004's LogfP.
 std::optional<logfp::Params> read_logfp(Reader& r, const toml::table& t);

@@ -54,6 +54,15 @@ TEST(Decide, PicksTheArgminAndReportsTheWholeTable) {
   EXPECT_DOUBLE_EQ(d.table[2].predicted_s, 2.0);
 }
 
+TEST(Decide, CorrectionFactorsMultiplyThePredictionsAndMoveTheChoice) {
+  auto p = params(1.0);
+  p.corrections = {{"bcast.d", 4.0}, {"bcast.x", 0.001}};  // an unknown name never matches
+  const Decision d = decide(shape(50), kTable, {nullptr, &p}, Policy{});
+  EXPECT_DOUBLE_EQ(d.table[3].predicted_s, 2.0);
+  EXPECT_DOUBLE_EQ(d.table[0].predicted_s, 1.0);
+  EXPECT_EQ(d.algorithm(), "bcast.a");
+}
+
 TEST(Decide, TiesGoToRegistryOrder) {
   const auto p = params(1.0);
   const Decision d = decide(shape(500), kTable, {nullptr, &p}, Policy{});

@@ -34,5 +34,6 @@ Command fit_signature_command(CLI::App& app);
 Command simulate_command(CLI::App& app);
 Command export_command(CLI::App& app);
 Command plot_command(CLI::App& app);
+Command refit_command(CLI::App& app);
 
 }  // namespace collsel::tools::cli

@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   const cli::Command commands[] = {
       cli::explain_command(app),       cli::report_command(app),   cli::list_command(app),
       cli::import_logp_command(app),   cli::fit_signature_command(app),
-      cli::simulate_command(app),      cli::export_command(app),   cli::plot_command(app)};
+      cli::simulate_command(app),      cli::export_command(app),   cli::plot_command(app),
+      cli::refit_command(app)};
 
   try {
     app.parse(argc, argv);
