@@ -117,8 +117,7 @@ void ShapeMonitor::agree(double agreed_s) {
   }
   measured[static_cast<std::size_t>(incumbent_)] = agreed_s;
   const double ratio = agreed_s / reference_s_;
-  const bool departs = std::isfinite(ratio) && reference_s_ > 0.0 &&
-                       (ratio > settings_.threshold || ratio < 1.0 / settings_.threshold);
+  const bool departs = std::isfinite(ratio) && reference_s_ > 0.0 && ratio > settings_.threshold;
   if (phase_ == Phase::monitoring && settings_.mode == AdaptMode::explore && departs &&
       ranking_size() > 1) {
     begin_exploring();

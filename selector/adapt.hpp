@@ -28,9 +28,12 @@ struct AdaptSettings {
   // monitor: measure and remember, never change an algorithm (docs/ADAPT.md says why this is the
   // default); explore: also try the runners-up when the measurement departs from the prediction.
   AdaptMode mode = AdaptMode::monitor;
-  // Explore when the agreed mean departs from the prediction by more than this factor, either
-  // way: measured / predicted > threshold or < 1 / threshold.
-  double threshold = 1.5;
+  // Explore when the model's choice measured slower than its prediction by more than this factor
+  // (measured / predicted > threshold). Only this direction: a choice that runs faster than
+  // predicted beat runners-up that were predicted slower still, and trying them cost 9 % of 200
+  // calls on the simulated gige cluster for nothing (docs/BENCHMARKS.md, "Self-correction").
+  // 0 explores every shape once (experiments, tests).
+  double threshold = 1.2;
   // Runners-up tried: those predicted within this factor of the model's choice, at most
   // max_candidates of them, trial_calls calls each.
   double candidate_factor = 2.0;

@@ -252,7 +252,7 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
               fmt::format("valid: {}; using {}", kValidAdaptModes, adapt_mode_name(a.mode)));
     }
   }
-  read_factor(r, *t, "threshold", 1.0, 1e6, a.threshold);
+  read_factor(r, *t, "threshold", 0.0, 1e6, a.threshold);
   read_factor(r, *t, "candidate_factor", 1.0, 1e6, a.candidate_factor);
   read_factor(r, *t, "hysteresis", 0.0, 0.9, a.hysteresis);
   read_factor(r, *t, "abandon_factor", 1.0, 1e6, a.abandon_factor);

@@ -425,9 +425,9 @@ def case_report(args, work):
 
 
 def explore_config(work, **extra):
-    """A config that explores on every shape: any departure from the prediction (threshold 1)
-    sends the monitor to every applicable runner-up (factor 1e6), two trial calls each."""
-    lines = ['[adapt]', 'mode = "explore"', 'threshold = 1.0', 'candidate_factor = 1e6',
+    """A config that explores on every shape (threshold 0): every applicable runner-up
+    (factor 1e6), two trial calls each."""
+    lines = ['[adapt]', 'mode = "explore"', 'threshold = 0', 'candidate_factor = 1e6',
              'max_candidates = 16', 'trial_calls = 2']
     lines += [f'{k} = "{v}"' for k, v in extra.items()]
     path = work / "adapt.toml"
@@ -468,7 +468,7 @@ def case_adapt_skew(args, work):
             last_trial = max(i for i, r in enumerate(seq) if r["rung"] == "explore")
             settled = {r["algorithm"] for r in seq[last_trial + 1:]}
             check(len(settled) <= 1, f"{key}: still switching after exploring: {settled}")
-    check(explored > 0, "threshold 1 explored no shape")
+    check(explored == len(shapes), f"threshold 0 explored {explored} of {len(shapes)} shapes")
     print(f"{explored} of {len(shapes)} shapes explored; chosen: "
           + ", ".join(sorted({seq[-1]['algorithm'] for seq in shapes.values()})))
     learned = list(logdir.glob("*/learned.toml"))

@@ -67,6 +67,14 @@ TEST(ShapeMonitor, ExploresTheRunnersUpAndKeepsTheMeasuredBest) {
   EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 2.0);
 }
 
+TEST(ShapeMonitor, AChoiceFasterThanPredictedIsNotSecondGuessed) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2});
+  Driver d{m, std::vector<double>{0.2, 0.1}};  // 5x faster than predicted: no exploration
+  d.calls(100);
+  EXPECT_FALSE(m.outcome().explored);
+  for (int c : d.ran) EXPECT_EQ(c, 0);
+}
+
 TEST(ShapeMonitor, HysteresisKeepsTheIncumbentAgainstASmallGain) {
   ShapeMonitor m(explore_settings(), {1.0, 1.2});
   Driver d{m, std::vector<double>{2.0, 1.85}};  // 7.5 % faster: below the 10 % hysteresis

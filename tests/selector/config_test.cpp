@@ -123,15 +123,15 @@ learned = "runs/learned.toml"
 }
 
 TEST(Config, BadAdaptValuesKeepTheirDefaults) {
-  const ConfigLoad load = parse_config("[adapt]\nmode = \"learn\"\nthreshold = 0.5\n"
+  const ConfigLoad load = parse_config("[adapt]\nmode = \"learn\"\nthreshold = -1\n"
                                        "trial_calls = 0\n",
                                        "c.toml");
   const auto m = messages(load.diagnostics);
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0], "collsel: c.toml:2: unknown mode 'learn' in [adapt]; valid: off, monitor, "
                   "explore; using monitor");
-  EXPECT_EQ(m[1], "collsel: c.toml:3: threshold in [adapt] must be a number from 1 to 1000000; "
-                  "write e.g. threshold = 1.5; using 1.5");
+  EXPECT_EQ(m[1], "collsel: c.toml:3: threshold in [adapt] must be a number from 0 to 1000000; "
+                  "write e.g. threshold = 1.2; using 1.2");
   EXPECT_EQ(m[2], "collsel: c.toml:4: trial_calls = 0 in [adapt] is out of range; use 1 to 100; "
                   "using 4");
   EXPECT_EQ(load.config.adapt.mode, AdaptMode::monitor);
