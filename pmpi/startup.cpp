@@ -209,11 +209,11 @@ void load(const BootPayload& payload, bool speaker, Startup& s) {
 void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool speaker,
               Startup& s) {
   const Config& config = s.config;
-  // What the monitors learn goes next to the logs, also when the calls are not logged.
+  // `[log] level = "off"` promises no files: the learned table goes next to the logs only.
+  if (config.log_level == LogLevel::off) return;
   if (config.adapt.mode != AdaptMode::off) {
     s.learned_out = (std::filesystem::path(config.log_dir) / run_id / "learned.toml").string();
   }
-  if (config.log_level == LogLevel::off) return;
   int world_size = 1;
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
   char host[MPI_MAX_PROCESSOR_NAME] = {};

@@ -432,7 +432,7 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(with_line(4, "colour = \"red\""),
                  "collsel: m.toml:4: unknown key 'colour' at the top level; remove it; valid keys "
                  "at the top level: format_version, name, description, provenance, plogp, "
-                 "intra_node, alltoall, contention, logfp");
+                 "intra_node, alltoall, contention, logfp, corrections");
   expect_warning(with_line(12, "user = \"me\""),
                  "collsel: m.toml:12: unknown key 'user' in [provenance]; remove it; valid keys in "
                  "[provenance]: command, date, mpi_library, hosts, ranks, ranks_per_node, "
