@@ -6,27 +6,42 @@
 #     depth; bench/log_cost.sh compares the levels and depths);
 #   - model's choice, log off: what a user gets, algorithm included;
 # then the medians, their spread and the ratios to native. Run from the build dir:
-#   bash ../bench/shim_overhead.sh [RUNS]
+#   bash ../bench/shim_overhead.sh [RUNS] [mpich|openmpi]
+# openmpi: the Open MPI build (build/openmpi: libcollsel-openmpi.so and its bcast_latency) under
+# mpiexec.openmpi, shared memory (vader), unbound.
 set -euo pipefail
 runs=${1:-7}
-shim=$PWD/pmpi/libcollsel.so
-prog=$PWD/bench/bcast_latency
+mpi=${2:-mpich}
+case $mpi in
+  mpich)
+    shim=$PWD/pmpi/libcollsel.so prog=$PWD/bench/bcast_latency
+    launch=(mpiexec -n 2)
+    setenv() { printf '%s\n' -genv "$1" "$2"; } ;;
+  openmpi)
+    shim=$PWD/openmpi/pmpi/libcollsel-openmpi.so prog=$PWD/openmpi/bench/bcast_latency
+    launch=(mpiexec.openmpi --allow-run-as-root --bind-to none --mca btl self,vader -n 2)
+    setenv() { printf '%s\n' -x "$1=$2"; } ;;
+  *) echo "usage: shim_overhead.sh [RUNS] [mpich|openmpi]" >&2; exit 2 ;;
+esac
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # Defaults everywhere except the trace cap: 11 x 20000 calls must all be call records, or the
 # "+ log" line would measure the summary table for the calls past [log] max_records.
 config=$logs/collsel.toml
 printf '[log]\nmax_records = 1000000\n' >"$config"
+mapfile -t common < <(setenv COLLSEL_CONFIG "$config")
 declare -A results
 for ((r = 0; r < runs; r++)); do
   for variant in native pass pass_trace model; do
     case $variant in
       native) env=() ;;
-      pass) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_FORCE_BCAST native -genv COLLSEL_LOG_LEVEL off) ;;
-      pass_trace) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_FORCE_BCAST native -genv COLLSEL_LOG_DIR "$logs") ;;
-      model) env=(-genv LD_PRELOAD "$shim" -genv COLLSEL_LOG_LEVEL off) ;;
+      pass) mapfile -t env < <(setenv LD_PRELOAD "$shim"; setenv COLLSEL_FORCE_BCAST native
+                                setenv COLLSEL_LOG_LEVEL off) ;;
+      pass_trace) mapfile -t env < <(setenv LD_PRELOAD "$shim"; setenv COLLSEL_FORCE_BCAST native
+                                      setenv COLLSEL_LOG_DIR "$logs") ;;
+      model) mapfile -t env < <(setenv LD_PRELOAD "$shim"; setenv COLLSEL_LOG_LEVEL off) ;;
     esac
-    line=$(COLLSEL_CONFIG=$config timeout 300 mpiexec -n 2 "${env[@]}" "$prog" 11 20000)
+    line=$(timeout 300 "${launch[@]}" "${common[@]}" "${env[@]}" "$prog" 11 20000)
     value=$(sed -E 's/.*median=([0-9.]+).*/\1/' <<<"$line")
     results[$variant]+="$value "
   done

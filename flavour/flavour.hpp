@@ -1,19 +1,32 @@
 // What differs between the MPI libraries collsel is compiled for, in one place (the build-time
 // half is cmake/mpi_flavour.cmake). One implementation file per MPI is compiled in:
-// flavour/mpich.cpp (the library users preload) or flavour/smpi.cpp (SimGrid's SMPI, simulated
-// clusters; docs/SIMULATION.md). Nothing else in the tree tests which MPI it is built for.
+// flavour/mpich.cpp (the library users preload by default), flavour/openmpi.cpp (Open MPI) or
+// flavour/smpi.cpp (SimGrid's SMPI, simulated clusters; docs/SIMULATION.md). Nothing else in the
+// tree tests which MPI it is built for.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 
 namespace collsel::flavour {
 
-// "mpich" or "smpi": recorded in benchmark output so figures say where they were taken.
+// "mpich", "openmpi" or "smpi": recorded in benchmark output so figures say where they were taken.
 std::string_view name();
+
+// The MPI library the process's MPI calls reach, when it is another than the one this build is
+// for (a program built with Open MPI that preloads the MPICH shim, say): its name and the collsel
+// library built for it. Nothing when it is this build's MPI or cannot be told. The shim then
+// stays out of the way (pmpi/foreign_mpi.cpp): its own handles and constants would be another
+// library's.
+struct ForeignMpi {
+  std::string_view mpi;   // "Open MPI"
+  std::string_view shim;  // "libcollsel-openmpi.so"
+};
+std::optional<ForeignMpi> foreign_mpi();
 
 // True when MPI_Wtime is one clock for every rank: SMPI's simulated clock. A call then lasts from
 // the first rank's start to the last rank's end. With MPICH each rank's clock is its own, and a

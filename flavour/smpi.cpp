@@ -124,6 +124,9 @@ bool payload_shared(std::size_t bytes) { return bytes >= shared_threshold(); }
 
 bool global_clock() { return true; }
 
+// smpirun loads the shim into SMPI programs only (tools/simcluster), never into another MPI's.
+std::optional<ForeignMpi> foreign_mpi() { return {}; }
+
 void busy_until(double t) {
   if (const double left = t - PMPI_Wtime(); left > 0) sleep_for(left);
 }

@@ -14,12 +14,17 @@ for f in "$libdir/libcollsel.so" include/collsel.h bin/collsel bin/collsel-calib
          "$libdir/pkgconfig/collsel.pc" libexec/collsel/examples/collectives; do
   [[ -e $prefix/$f ]] || fail "$f not installed"
 done
+if [[ -e $build/openmpi/pmpi/libcollsel-openmpi.so ]]; then
+  [[ -e $prefix/$libdir/libcollsel-openmpi.so ]] || fail "libcollsel-openmpi.so not installed"
+fi
 pc() { PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig pkg-config "$@" collsel; }
 confdir=$(pc --variable=confdir)
 [[ -f $confdir/collsel.toml && -f $confdir/default_model.toml ]] ||
   fail "confdir=$confdir does not hold collsel.toml and default_model.toml"
 [[ $(realpath "$(pc --variable=preload)") == $(realpath "$prefix/$libdir/libcollsel.so") ]] ||
   fail "preload=$(pc --variable=preload)"
+[[ $(pc --variable=preload_openmpi) == "$(dirname "$(pc --variable=preload)")/libcollsel-openmpi.so" ]] ||
+  fail "preload_openmpi=$(pc --variable=preload_openmpi)"
 
 # The configured config path wins when it exists on this machine; otherwise the shim must find the
 # one installed next to it.

@@ -6,6 +6,7 @@ checks the program's own verdict and the parsed JSON Lines logs, never golden te
 stderr are counted by their "collsel:" prefix.
 
   e2e.py --case intercept --program ./e2e_c --ranks 4 --mpiexec mpiexec --shim libcollsel.so
+  e2e.py --mpi openmpi --mpiexec mpiexec.openmpi --shim libcollsel-openmpi.so ...
 """
 import argparse
 import json
@@ -33,11 +34,24 @@ def check(condition, message):
         raise Failure(message)
 
 
+# Open MPI on the 2-core test machine, as root: more ranks than cores, no binding (a bound,
+# oversubscribed rank waits for scheduler ticks), shared memory only, ranks yielding when idle.
+OPENMPI_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+                 "--mca", "btl", "self,vader", "--mca", "mpi_yield_when_idle", "1"]
+
+
 def run(args, env_extra, workdir):
     env = dict(os.environ)
     env.update(env_extra)
-    cmd = ["timeout", "240", args.mpiexec, "-n", str(args.ranks),
-           "-genv", "LD_PRELOAD", args.shim, args.program]
+    if args.mpi == "openmpi":
+        # Open MPI passes on only the variables named with -x (and the shim to the ranks alone,
+        # not to mpiexec itself).
+        exported = [f for name in env_extra for f in ("-x", name)]
+        cmd = ["timeout", "240", args.mpiexec, *OPENMPI_FLAGS, "-n", str(args.ranks),
+               "-x", f"LD_PRELOAD={args.shim}", *exported, args.program]
+    else:
+        cmd = ["timeout", "240", args.mpiexec, "-n", str(args.ranks),
+               "-genv", "LD_PRELOAD", args.shim, args.program]
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
     return proc
 
@@ -328,6 +342,16 @@ def case_unwritable_log(args, work):
                        "COLLSEL_LOG_DIR")
 
 
+def case_foreign_mpi(args, work):
+    """The shim of another MPI than the program's: one message naming the library to preload,
+    correct results from the program's own collectives, and no log (collsel stays off)."""
+    logdir = work / "logs"
+    proc = run(args, base_env(logdir), work)
+    program_verdict(proc)
+    expect_one_message(proc, "preload " + args.expect_shim, "collsel is off")
+    check(not logdir.exists() or not any(logdir.iterdir()), "collsel wrote logs while off")
+
+
 def collsel_report(args, logdir, *options):
     """`collsel report LOGDIR --format json OPTIONS`, parsed."""
     report = subprocess.run([args.collsel, "report", str(logdir), "--format", "json", *options],
@@ -523,6 +547,9 @@ def main():
     parser.add_argument("--mpiexec", default="mpiexec")
     parser.add_argument("--shim", required=True)
     parser.add_argument("--collsel", help="the collsel tool, for the report case")
+    parser.add_argument("--mpi", choices=["mpich", "openmpi"], default="mpich",
+                        help="the MPI of --mpiexec and --program (how to launch)")
+    parser.add_argument("--expect-shim", help="foreign_mpi: the library the message must name")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="collsel-e2e-") as tmp:
         try:
