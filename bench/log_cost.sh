@@ -8,11 +8,16 @@
 #   2. wall time per call at RANKS ranks (default 2), RUNS interleaved runs like
 #      shim_overhead.sh (median of the runs' medians; noisy on 2 cores, hence 1.; RANKS = 1
 #      times the same single-rank path callgrind counts).
-# Run from the build dir:  bash ../bench/log_cost.sh [RUNS] [N] [RANKS]
+# With a fourth argument `adapt`, the variants are instead the self-correction's modes
+# (docs/ADAPT.md) with logging off and the model deciding (no override): adapt_off, adapt_monitor,
+# adapt_explore; "off" in the table is then adapt_off. The monitor's agreed points (the 8th, 64th
+# and 512th call) fall in the first N calls, so the per-call figure is the monitor's steady cost.
+# Run from the build dir:  bash ../bench/log_cost.sh [RUNS] [N] [RANKS] [adapt]
 set -euo pipefail
 runs=${1:-5}
 calls=${2:-20000}
 ranks=${3:-2}
+what=${4:-log}
 shim=$PWD/pmpi/libcollsel.so
 prog=$PWD/bench/bcast_latency
 for f in "$shim" "$prog"; do [[ -e $f ]] || { echo "missing $f: build first" >&2; exit 1; }; done
@@ -23,8 +28,16 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-variants=(off summary_d0 summary_d4 trace_d0 trace_d4)
+if [[ $what == adapt ]]; then
+  variants=(off adapt_monitor adapt_explore)
+  for v in "${variants[@]}"; do
+    mode=${v#adapt_}
+    printf '[log]\nlevel = "off"\n[adapt]\nmode = "%s"\n' "$mode" >"$work/$v.toml"
+  done
+fi
+[[ $what == adapt ]] || variants=(off summary_d0 summary_d4 trace_d0 trace_d4)
 for v in "${variants[@]}"; do
+  [[ $what == adapt ]] && break
   level=${v%_d*}
   depth=${v##*_d}
   [[ $v == off ]] && depth=0
