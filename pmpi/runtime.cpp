@@ -201,6 +201,9 @@ void Runtime::initialize() {
 void Runtime::finalize() {
   Impl& I = *impl_;
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
+#ifdef COLLSEL_COUNTS_UNCOVERED
+  if (I.boot.log) I.boot.log->add_uncovered(uncovered::snapshot());  // pmpi/uncovered.cpp
+#endif
   if (I.boot.log) I.boot.log->close();
 }
 

@@ -151,7 +151,12 @@ std::string header(const report::Report& r) {
   if (r.measured_saving_rows > 0) {
     saved = r.saved_measured_s >= 0 ? format_duration(r.saved_measured_s)
                                     : "&minus;" + esc(format_duration(-r.saved_measured_s));
-    saved_key = fmt::format("saved against the native collectives, {}", esc(r.saving_basis));
+    // The card's short form of saving_basis (the Savings section has it in full).
+    saved_key = fmt::format(
+        "saved against the native collectives, measured: native calls of the same shapes in {} "
+        "({} of {} call shapes; <a href=\"#savings\">details</a>)",
+        r.baseline.empty() ? "this run" : "the baseline run", r.measured_saving_rows,
+        r.savings.size());
   }
   std::string out = fmt::format(
       "<header>\n<h1>collsel report</h1>\n<p class=\"run\">run <code>{}</code></p>\n"
@@ -164,10 +169,18 @@ std::string header(const report::Report& r) {
       "model's predictions against the measured times</div></div>\n"
       "<div class=\"card\" id=\"saved-card\"><div class=\"v\">{}</div><div class=\"k\">{}</div>"
       "</div>\n"
+      "<div class=\"card\" id=\"served-card\"><div class=\"v\">{}</div><div class=\"k\">{}</div>"
+      "</div>\n"
       "</div>\n",
       esc(r.run_id.empty() ? "(unknown)" : r.run_id), calls,
       r.totals.empty() ? "-" : esc(format_duration(r.total_time_s)),
-      esc(common::format_percent(overall_abs_error(r))), saved, saved_key);
+      esc(common::format_percent(overall_abs_error(r))), saved, saved_key,
+      r.coverage.counted ? esc(common::format_percent(r.coverage.served_share)) : "not counted",
+      r.coverage.counted
+          ? "of the measured collective time was served by collsel (the rest: the MPI library's "
+            "own routines, <a href=\"#uncovered\">below</a>)"
+          : "share served unknown: these logs' shim did not count the collectives collsel does "
+            "not serve");
   out += "<dl class=\"facts\">\n";
   const auto fact = [&out](std::string_view k, const std::string& v_html) {
     out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", esc(k), v_html);
@@ -351,6 +364,29 @@ std::string estimates_table(const report::Report& r) {
   return out;
 }
 
+std::string uncovered_table(const report::Report& r) {
+  const report::Coverage& c = r.coverage;
+  std::string out = fmt::format(
+      "<p>Served by collsel's algorithms: {}; Bcast, Scatter and Alltoall calls run by the MPI "
+      "library: {}; collectives collsel does not serve: {}.</p>\n",
+      esc(format_duration(c.served_s)), esc(format_duration(c.native_s)),
+      c.counted ? esc(format_duration(c.uncovered_s)) : "not counted");
+  if (!c.counted || r.uncovered.empty()) {
+    return out + empty_note(c.counted ? "No collective collsel does not serve was called."
+                                      : "Not counted by the shim that wrote these logs.");
+  }
+  out += table_head({{"function"}, {"calls", true, "the largest per-rank count"},
+                     {"time", true, "the largest per-rank time"}, {"ranks", true},
+                     {"timing", false, "initiation: a non-blocking or persistent call's start"}});
+  for (const auto& u : r.uncovered) {
+    out += fmt::format("<tr><td><code>{}</code></td>{}{}{}<td>{}</td></tr>\n", esc(u.function),
+                       num_cell(std::to_string(u.calls)), num_cell(format_duration(u.time_s)),
+                       num_cell(std::to_string(u.ranks)),
+                       u.timing == "whole" ? "whole call" : "initiation only, not in the share");
+  }
+  return out + std::string(kTableEnd);
+}
+
 std::string rows_table(const report::Report& r) {
   if (r.rows.empty()) return empty_note("No traced calls.");
   std::string out = table_head(
@@ -500,7 +536,7 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
   body += "<nav><a href=\"#plots\">Plots</a><a href=\"#totals\">Totals</a><a "
           "href=\"#call-sites\">Call sites</a><a href=\"#errors\">Errors</a><a "
           "href=\"#savings\">Savings (measured)</a><a href=\"#estimates\">Model estimates</a><a "
-          "href=\"#rows\">Calls by shape</a></nav>\n";
+          "href=\"#uncovered\">Not served</a><a href=\"#rows\">Calls by shape</a></nav>\n";
   body += alerts(report);
   body += figures(plots);
   body += section("totals", "Time per collective and algorithm",
@@ -530,6 +566,11 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
                   "as the model: compare its errors above. Not modelled: MPICH's node-aware "
                   "splitting and in-place Alltoalls.",
                   estimates_table(report));
+  body += section("uncovered", "What collsel did not see",
+                  "The collective calls collsel does not serve (Allreduce, Alltoallv, the "
+                  "non-blocking and persistent forms, ...), counted by pass-through wrappers "
+                  "that leave them to the MPI library, with their measured time.",
+                  uncovered_table(report));
   body += section("rows", "Calls by shape",
                   "One row per (collective, algorithm, bytes, P), as in <code>collsel "
                   "report</code>'s text output.",

@@ -347,6 +347,7 @@ Report build_report(const logs::RunLog& log, const Options& options) {
   }
   if (options.estimator != nullptr) r.estimate_model = options.estimator->source();
   make_savings(stats, baseline ? &*baseline : nullptr, options.estimator, r);
+  make_coverage(log, r);
   add_call_sites(log, options, r);
   r.merged = std::move(calls);
   return r;

@@ -210,6 +210,34 @@ struct EstimateRow : ServedShape {
   std::string how;                // the multiplication in words, or why there is no estimate
 };
 
+// What collsel did not see (issue 17): one row per collective function collsel does not serve
+// (pmpi/uncovered.cpp counts them on each rank), from the ranks' `uncovered` records. A rank knows
+// only its own sums, so calls and time are the largest per-rank count and time, as for the
+// summary's overflow entries: with one communicator per function, its slowest rank's time.
+// Sorted by time, largest first.
+struct UncoveredRow {
+  std::string function;  // "MPI_Allreduce", ...
+  // "whole": the calls' time; "initiation": a non-blocking or persistent call's start only (its
+  // completion is in MPI_Wait/MPI_Test or MPI_Start, which are not counted)
+  std::string timing;
+  std::int64_t calls = 0;
+  double time_s = 0.0;
+  int ranks = 0;  // ranks that called it
+};
+
+// The share of the measured collective time collsel served: its algorithms' time (the totals) over
+// that plus the intercepted calls left to the MPI library plus the "whole" uncovered time. The
+// initiation times of non-blocking and persistent calls are shown but not in the share (their
+// completion is not measured).
+struct Coverage {
+  bool counted = false;        // every rank's shim counted the uncovered calls (the `end` record)
+  double served_s = 0.0;       // totals of the registered algorithms
+  double native_s = 0.0;       // totals of "native" (and "*": overflow entries, algorithm unknown)
+  double uncovered_s = 0.0;    // the "whole" uncovered rows
+  double initiation_s = 0.0;   // the "initiation" rows, not in the share
+  double served_share = 0.0;   // NaN when not counted or no time was seen
+};
+
 struct Disagreement {
   std::string comm;
   std::int64_t seq = 0;
@@ -255,6 +283,9 @@ struct Report {
   std::vector<EstimateRow> estimates;   // model estimates for the shapes not measured
   double saved_estimated_s = 0.0;       // over the estimates that have one; NaN when none has
   std::vector<MergedCall> merged;       // every merged trace call (the plots' scatter)
+
+  std::vector<UncoveredRow> uncovered;  // the collectives collsel does not serve
+  Coverage coverage;
 };
 
 // What the report reads besides the run's own log. Everything is optional.
@@ -279,7 +310,7 @@ enum class Format { text, csv, json };
 // The table a CSV holds: one per section, each with its own header line, so that any CSV reader
 // takes it as is. `rows` (the per-size trace rows) is the default, as before the other sections
 // existed.
-enum class Section { rows, totals, call_sites, errors, savings, estimates };
+enum class Section { rows, totals, call_sites, errors, savings, estimates, uncovered };
 std::optional<Section> section_from_name(std::string_view name);
 std::vector<std::string> section_names();  // in declaration order
 

@@ -185,6 +185,20 @@ json estimate_json(const EstimateRow& e) {
           {"how", e.how}};
 }
 
+json uncovered_json(const UncoveredRow& u) {
+  return {{"function", u.function}, {"timing", u.timing}, {"calls", u.calls},
+          {"time_s", u.time_s},     {"ranks", u.ranks}};
+}
+
+json coverage_json(const Coverage& c) {
+  return {{"counted", c.counted},
+          {"served_s", c.served_s},
+          {"native_s", c.native_s},
+          {"uncovered_s", c.uncovered_s},
+          {"initiation_s", c.initiation_s},
+          {"served_share", number_or_null(c.served_share)}};
+}
+
 template <typename T, typename ToJson>
 json rows_json(const std::vector<T>& rows, ToJson to_json) {
   json out = json::array();
@@ -340,6 +354,36 @@ std::string text_estimates(const Report& r) {
       r.estimates.size(), how);
 }
 
+// The served share and the collectives collsel does not serve, all measured.
+std::string text_uncovered(const Report& r) {
+  const Coverage& c = r.coverage;
+  std::string out = fmt::format(
+      "collective time collsel served (measured: Bcast, Scatter and Alltoall each call's slowest\n"
+      "rank; the collectives collsel does not serve, their largest per-rank time):\n"
+      "  served by collsel's algorithms:          {}\n"
+      "  intercepted, run by the MPI library:     {}\n",
+      common::format_duration(c.served_s), common::format_duration(c.native_s));
+  if (!c.counted) {
+    return out + "  collectives collsel does not serve:      not counted (a shim that does not "
+                 "count them:\n  an older collsel or the SMPI build), so the share is unknown\n";
+  }
+  out += fmt::format("  collectives collsel does not serve:      {}\n  share served:  {}\n",
+                     common::format_duration(c.uncovered_s),
+                     common::format_percent(c.served_share));
+  if (r.uncovered.empty()) return out + "  (no collective collsel does not serve was called)\n";
+  common::TextTable table({"function", "calls", "time", "ranks", "timing"},
+                         {A::left, A::right, A::right, A::right, A::left});
+  for (const UncoveredRow& u : r.uncovered) {
+    table.add_row({u.function, std::to_string(u.calls), common::format_duration(u.time_s),
+                   std::to_string(u.ranks),
+                   u.timing == "whole" ? std::string("whole call")
+                                       : std::string("initiation only, not in the share")});
+  }
+  return out + table.render("  ") +
+         "  initiation only: a non-blocking or persistent call's start; its completion, inside\n"
+         "  MPI_Wait/MPI_Test or MPI_Start, is not counted.\n";
+}
+
 std::string text_rows(const Report& r) {
   common::TextTable table(
       {"coll", "algorithm", "bytes", "P", "calls", "segment", "rung", "actual", "predicted",
@@ -390,13 +434,14 @@ std::string bucket_cell(const Bucket& b) {
 }
 
 namespace {
-constexpr std::array<std::pair<std::string_view, Section>, 6> kSections{{
+constexpr std::array<std::pair<std::string_view, Section>, 7> kSections{{
     {"rows", Section::rows},
     {"totals", Section::totals},
     {"call_sites", Section::call_sites},
     {"errors", Section::errors},
     {"savings", Section::savings},
     {"estimates", Section::estimates},
+    {"uncovered", Section::uncovered},
 }};
 }  // namespace
 
@@ -423,6 +468,7 @@ std::string format_text(const Report& r) {
     out += '\n' + text_errors(r);
     if (!r.savings.empty()) out += '\n' + text_savings(r);
     if (!r.estimates.empty()) out += '\n' + text_estimates(r);
+    out += '\n' + text_uncovered(r);
   }
   if (!r.rows.empty()) out += '\n' + text_rows(r);
   out += text_footer(r);
@@ -441,6 +487,7 @@ std::string format_csv(const Report& r, Section section) {
     case Section::errors: return table(r.errors, error_json);
     case Section::savings: return table(r.savings, saving_json);
     case Section::estimates: return table(r.estimates, estimate_json);
+    case Section::uncovered: return table(r.uncovered, uncovered_json);
     case Section::rows: break;
   }
   return table(r.rows, row_json);
@@ -479,6 +526,8 @@ std::string format_json(const Report& r) {
       {"saved_measured_s", number_or_null(r.saved_measured_s)},
       {"estimates", rows_json(r.estimates, estimate_json)},
       {"saved_estimated_s", number_or_null(r.saved_estimated_s)},
+      {"uncovered", rows_json(r.uncovered, uncovered_json)},
+      {"coverage", coverage_json(r.coverage)},
       {"disagreeing_calls", r.disagreeing_calls},
       {"disagreements", disagreements},
       {"shape_mismatch_calls", r.shape_mismatch_calls},

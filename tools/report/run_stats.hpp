@@ -194,4 +194,7 @@ inline RunStats collect_stats(const std::vector<MergedCall>& calls,
 void make_savings(const RunStats& stats, const RunStats* baseline,
                   const native::NativeEstimator* estimator, Report& r);
 
+// The uncovered collectives and the served share (uncovered.cpp), after the totals.
+void make_coverage(const logs::RunLog& log, Report& r);
+
 }  // namespace collsel::report::detail

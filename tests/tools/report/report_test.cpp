@@ -653,6 +653,44 @@ TEST(Report, TextHasEverySection) {
   }
 }
 
+// Issue 17, item 4: the collectives collsel does not serve, and the share of time it served.
+TEST(Report, UncoveredCallsAndTheServedShare) {
+  const Report r = build_report(logs::read_run(kFixtures / "uncovered"));
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front();
+  ASSERT_EQ(r.uncovered.size(), 2U);
+  // The largest per-rank count and time, sorted by time.
+  EXPECT_EQ(r.uncovered[0].function, "MPI_Allreduce");
+  EXPECT_EQ(r.uncovered[0].timing, "whole");
+  EXPECT_EQ(r.uncovered[0].calls, 4);
+  EXPECT_NEAR(r.uncovered[0].time_s, 0.006, kTol);
+  EXPECT_EQ(r.uncovered[0].ranks, 2);
+  EXPECT_EQ(r.uncovered[1].function, "MPI_Ibcast");
+  EXPECT_EQ(r.uncovered[1].timing, "initiation");
+  const Coverage& c = r.coverage;
+  EXPECT_TRUE(c.counted);
+  EXPECT_NEAR(c.served_s, 0.003, kTol);
+  EXPECT_NEAR(c.native_s, 0.001, kTol);
+  EXPECT_NEAR(c.uncovered_s, 0.006, kTol);
+  EXPECT_NEAR(c.initiation_s, 0.0002, kTol);  // shown, not in the share
+  EXPECT_NEAR(c.served_share, 0.3, kTol);
+  const std::string text = format_text(r);
+  EXPECT_NE(text.find("share served:  30.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("initiation only, not in the share"), std::string::npos) << text;
+  const json doc = json::parse(format_json(r));
+  EXPECT_NEAR(doc.at("coverage").at("served_share").get<double>(), 0.3, kTol);
+  const auto csv = parse_csv(format_csv(r, Section::uncovered));
+  ASSERT_EQ(csv.size(), 3U);
+  EXPECT_EQ(csv[1][csv_column(csv, "function")], "MPI_Allreduce");
+}
+
+TEST(Report, LogsThatDidNotCountUncoveredCallsSayTheShareIsUnknown) {
+  const Report r = build_report(logs::read_run(kFixtures / "capped"));
+  EXPECT_FALSE(r.coverage.counted);
+  EXPECT_TRUE(std::isnan(r.coverage.served_share));
+  EXPECT_NE(format_text(r).find("not counted"), std::string::npos);
+  EXPECT_TRUE(json::parse(format_json(r)).at("coverage").at("served_share").is_null());
+}
+
 // ---- MPICH 4.0's own choice (tools/native_choice.hpp) ---------------------------------------
 
 TEST(NativeChoice, FollowsMpichsDefaultSelection) {
