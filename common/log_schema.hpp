@@ -31,6 +31,7 @@ inline constexpr std::string_view kRun = "run";
 inline constexpr std::string_view kCall = "call";
 inline constexpr std::string_view kSummary = "summary";
 inline constexpr std::string_view kModule = "module";
+inline constexpr std::string_view kUncovered = "uncovered";
 inline constexpr std::string_view kEnd = "end";
 
 // The first line of every rank's file: who wrote it and with what settings.
@@ -103,12 +104,28 @@ void module_fields(R& r, F&& f) {
   f("build_id", r.build_id, Presence::optional);  // hex GNU build id; empty: none
 }
 
+// A collective function collsel does not serve, counted by its pass-through wrapper
+// (pmpi/uncovered.cpp): this rank's calls and their time. Written at finalize, before `end`, one
+// per function called at least once.
+template <class R, class F>
+void uncovered_fields(R& r, F&& f) {
+  f("function", r.function, Presence::required);  // the MPI function, e.g. "MPI_Allreduce"
+  // "whole": the time covers the collective; "initiation": a non-blocking or persistent call's
+  // start only (its completion is in MPI_Wait/MPI_Test or MPI_Start, not counted)
+  f("timing", r.timing, Presence::required);
+  f("calls", r.calls, Presence::required);
+  f("time_s", r.time_s, Presence::required);
+}
+
 // The last line: how many calls the file holds, so a reader can tell a complete file.
 template <class R, class F>
 void end_fields(R& r, F&& f) {
   f("calls", r.calls, Presence::required);
   f("summarised_calls", r.summarised_calls, Presence::optional);
   f("overflow_calls", r.overflow_calls, Presence::optional);
+  // true: the shim counted the collectives it does not serve (the `uncovered` records, none when
+  // none was called); false or absent: not counted (an older or a non-MPICH shim)
+  f("uncovered_counted", r.uncovered_counted, Presence::optional);
 }
 
 }  // namespace collsel::logs::schema

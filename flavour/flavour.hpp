@@ -28,6 +28,11 @@ struct ForeignMpi {
 };
 std::optional<ForeignMpi> foreign_mpi();
 
+// True when this build's shim counts the collectives it does not serve (pmpi/uncovered.cpp's
+// pass-through wrappers are compiled in): MPICH. Not yet for Open MPI (its Fortran bindings call
+// PMPI_ directly, so C wrappers alone would undercount) nor for SMPI.
+bool counts_uncovered();
+
 // True when MPI_Wtime is one clock for every rank: SMPI's simulated clock. A call then lasts from
 // the first rank's start to the last rank's end. With MPICH each rank's clock is its own, and a
 // call lasts the longest of the ranks' own durations, which misses the time a rank that left the

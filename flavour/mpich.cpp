@@ -6,5 +6,6 @@
 namespace collsel::flavour {
 
 std::string_view name() { return "mpich"; }
+bool counts_uncovered() { return true; }
 
 }  // namespace collsel::flavour

@@ -26,6 +26,7 @@
 namespace collsel::flavour {
 
 std::string_view name() { return "openmpi"; }
+bool counts_uncovered() { return false; }
 
 namespace {
 

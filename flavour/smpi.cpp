@@ -47,6 +47,7 @@ AlltoallSig alltoall__mpich, alltoall__ompi, alltoall__mvapich2, alltoall__impi,
 namespace collsel::flavour {
 
 std::string_view name() { return "smpi"; }
+bool counts_uncovered() { return false; }
 
 namespace {
 

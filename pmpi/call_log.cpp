@@ -182,8 +182,15 @@ struct SummaryView {
   double predicted_sum_s, predicted_min_s, predicted_max_s;  // NaN: null
 };
 
+struct UncoveredView {
+  std::string_view function, timing;
+  std::uint64_t calls;
+  double time_s;
+};
+
 struct EndView {
   std::uint64_t calls, summarised_calls, overflow_calls;
+  bool uncovered_counted;
 };
 
 }  // namespace
@@ -345,6 +352,23 @@ void CallLog::write_modules_locked() {
   }
 }
 
+void CallLog::add_uncovered(std::vector<uncovered::Count> counts) {
+  std::lock_guard lock(mutex_);
+  uncovered_ = std::move(counts);
+  uncovered_counted_ = true;
+}
+
+void CallLog::write_uncovered_locked() {
+  for (const uncovered::Count& c : uncovered_) {
+    const UncoveredView view{c.name,
+                             c.timing == uncovered::Timing::whole ? "whole" : "initiation",
+                             c.calls, c.time_s};
+    write_record(logs::schema::kUncovered, view, [](const auto& v, auto&& f) {
+      logs::schema::uncovered_fields(v, f);
+    });
+  }
+}
+
 void CallLog::close() {
   std::lock_guard lock(mutex_);
   if (file_ == nullptr) return;
@@ -353,7 +377,9 @@ void CallLog::close() {
     flush_locked();
     write_summary_locked();
     if (info_.stack_depth > 0) write_modules_locked();
-    const EndView end{written_, summary_->calls(), summary_->overflow_calls()};
+    write_uncovered_locked();
+    const EndView end{written_, summary_->calls(), summary_->overflow_calls(),
+                      uncovered_counted_};
     write_record(logs::schema::kEnd, end, [](const auto& v, auto&& f) {
       logs::schema::end_fields(v, f);
     });

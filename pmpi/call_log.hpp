@@ -19,6 +19,7 @@
 
 #include "pmpi/call_site.hpp"
 #include "pmpi/call_summary.hpp"
+#include "pmpi/uncovered_counts.hpp"
 #include "selector/collective.hpp"
 #include "selector/config.hpp"
 #include "selector/decide.hpp"
@@ -70,6 +71,9 @@ class CallLog {
 
   bool ok() const { return file_ != nullptr; }
   void add(const CallRecord& record);
+  // The counts of the collectives collsel does not serve, written by close() as `uncovered`
+  // records; the `end` record then says they were counted.
+  void add_uncovered(std::vector<uncovered::Count> counts);
   // Writes buffered records, the summary and module records and the `end` line; the log accepts
   // nothing afterwards.
   void close();
@@ -86,6 +90,7 @@ class CallLog {
   template <class View, class Fields>
   void write_record(std::string_view kind, const View& view, Fields fields);
   void write_modules_locked();
+  void write_uncovered_locked();
 
   std::mutex mutex_;  // MPI_THREAD_MULTIPLE programs may call collectives from several threads
   std::FILE* file_ = nullptr;
@@ -97,6 +102,8 @@ class CallLog {
   std::uint64_t traced_ = 0;  // call records accepted (written or buffered), up to max_records
   std::unique_ptr<CallSummary> summary_;
   bool overflow_noted_ = false;
+  std::vector<uncovered::Count> uncovered_;
+  bool uncovered_counted_ = false;
 };
 
 }  // namespace collsel::pmpi

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/file_write.hpp"
+#include "flavour/flavour.hpp"
 #include "pmpi/call_log.hpp"
 #include "pmpi/comm_context.hpp"
 #include "pmpi/startup.hpp"
@@ -271,6 +272,8 @@ void Runtime::finalize() {
   Impl& I = *impl_;
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
   write_learned();
+  // What collsel did not serve (pmpi/uncovered.cpp), where this MPI's build counts it.
+  if (I.boot.log && flavour::counts_uncovered()) I.boot.log->add_uncovered(uncovered::snapshot());
   if (I.boot.log) I.boot.log->close();
 }
 

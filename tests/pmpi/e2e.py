@@ -382,16 +382,30 @@ def check_report_sections(doc, calls_per_rank, ranks, collectives):
     served = sum(t["calls"] for t in totals if t["algorithm"] != "native")
     check(sum(s["calls"] for s in doc["savings"]) == served,
           f"savings cover {sum(s['calls'] for s in doc['savings'])} of {served} served calls")
-    estimated = 0.0
+    measured = 0.0
     for s in doc["savings"]:
-        check(s["native_basis"] is None or s["native_basis"] == "measured"
-              or s["native_basis"].startswith("model:" + s["coll"] + "."), f"basis of {s}")
+        check(s["native_basis"] in (None, "measured"), f"basis of {s}")
         if s["saved_s"] is not None:
+            check(s["native_basis"] == "measured", f"a saving that was not measured: {s}")
             check(close(s["saved_s"], s["native_s"] - s["actual_s"]), f"saved_s of {s}")
-            estimated += s["saved_s"]
+            measured += s["saved_s"]
         else:
-            check(s["native_note"], f"no estimate and no reason: {s}")
-    check(close(estimated, doc["saved_s_total"]), "saved_s_total is not the sum of the rows")
+            check(s["native_note"].startswith("not measured"), f"no measurement, no reason: {s}")
+    measured_rows = sum(1 for s in doc["savings"] if s["native_basis"] == "measured")
+    check(doc["measured_saving_rows"] == measured_rows, "measured_saving_rows")
+    if measured_rows == 0:
+        check(doc["saved_measured_s"] is None, "a saving headline without a measurement")
+    else:
+        check(close(measured, doc["saved_measured_s"]), "saved_measured_s is not the rows' sum")
+    unmeasured = {(s["coll"], s["comm_size"], s["bytes_lo"]) for s in doc["savings"]
+                  if s["native_basis"] is None}
+    check({(e["coll"], e["comm_size"], e["bytes_lo"]) for e in doc["estimates"]} <= unmeasured,
+          "a model estimate for a measured shape")
+    for e in doc["estimates"]:
+        check(e["how"], f"an estimate without its arithmetic: {e}")
+        if e["estimated_native_s"] is not None:
+            check(e["native_algorithm"].startswith(e["coll"] + "."), f"stand-in of {e}")
+            check(close(e["estimated_native_s"], e["actual_s"] * e["ratio"]), f"ratio of {e}")
     sites = doc["call_sites"]
     check(len(sites) <= 10 and doc["call_sites_total"] >= len(sites), "call sites beyond --top")
     for site in sites:
@@ -433,6 +447,8 @@ def case_report(args, work):
     check_report_sections(with_baseline, calls_per_rank, args.ranks, collectives)
     unmeasured = [s for s in with_baseline["savings"] if s["native_basis"] != "measured"]
     check(not unmeasured, f"the baseline run measures every shape, yet: {unmeasured}")
+    check(with_baseline["saved_measured_s"] is not None and not with_baseline["estimates"],
+          "with a baseline of every shape the saving is measured and nothing is estimated")
 
     capped = work / "capped"
     config = work / "capped.toml"

@@ -21,6 +21,7 @@
 #include "models/model_file.hpp"
 #include "selector/catalog.hpp"
 #include "tools/modeling/simulate.hpp"
+#include "tools/modeling/step_penalties.hpp"
 
 namespace collsel::tools::cli {
 namespace {
@@ -29,6 +30,7 @@ namespace mc = collsel::models::contention;
 
 struct SimulateArgs {
   std::string graph;
+  std::string penalties;
   std::string rule;
   std::string bandwidth;
   double beta = mc::GigeParams{}.beta;
@@ -46,6 +48,7 @@ struct SimulateArgs {
   bool steps = false;
   // Which options were given: defaults and the model file fill the others.
   CLI::Option* rule_opt = nullptr;
+  CLI::Option* penalties_opt = nullptr;
   CLI::Option* beta_opt = nullptr;
   CLI::Option* gamma_i_opt = nullptr;
   CLI::Option* gamma_o_opt = nullptr;
@@ -60,6 +63,10 @@ CLI::App* add_simulate(CLI::App& app, SimulateArgs& a) {
   cmd->add_option("GRAPH", a.graph,
                   "Contention graph file: one communication per line, NAME SRC DST BYTES "
                   "[START_SECONDS]; '#' starts a comment; SRC and DST are node names");
+  a.penalties_opt = cmd->add_option(
+      "--penalties", a.penalties,
+      "GRAPH mode: the penalties per step, instead of a rule's: one line per step, NAME=PENALTY "
+      "for every communication running in it (a=3.5 b=3.5 f=1.5; 10/3 for exact thirds)");
   a.rule_opt = cmd->add_option("--rule", a.rule,
                                "Penalty rule (seed 003 eq. 4, seed 002 section V). Default: fair, "
                                "or in algorithm mode the model's [contention] rule")
@@ -127,8 +134,13 @@ CLI::App* add_simulate(CLI::App& app, SimulateArgs& a) {
       "  ad a d 20MiB\n"
       "  db d b 20MiB\n"
       "  dc d c 20MiB 0.001\n"
+      "Penalties file example (seed 003 Fig. 3, with the graph a..f of docs/TOOLS.md):\n"
+      "  a=3.5 b=3.5 c=3.5 d=10/3 e=10/3 f=1.5   # step 1\n"
+      "  a=3.5 b=3.5 c=3.5 d=7/3 e=7/3           # step 2: f is done\n"
+      "  a=3 b=3 c=3                             # step 3\n"
       "Examples:\n"
       "  collsel simulate graph.txt --rule infiniband --bandwidth 1.82e9\n"
+      "  collsel simulate fig3.txt --penalties fig3-penalties.txt --bandwidth 1.82e9\n"
       "  collsel simulate --algorithm bcast.binomial -P 64 -m 1MiB --ranks-per-node 8\n"
       "  collsel simulate --algorithm alltoall.pairwise -P 16 -m 64k --ranks-per-node 4 \\\n"
       "      --placement round-robin --model cluster.toml --steps\n"
@@ -145,6 +157,13 @@ mc::Params graph_network(const SimulateArgs& a, double bandwidth) {
   return n;
 }
 
+void print_graph(const collsel::tools::simulate::GraphResult& result, const SimulateArgs& a) {
+  namespace sim = collsel::tools::simulate;
+  const std::string out =
+      a.format == "json" ? sim::format_graph_json(result) : sim::format_graph_text(result);
+  std::fputs(out.c_str(), stdout);
+}
+
 int run_simulate_graph(const SimulateArgs& a) {
   for (const CLI::Option* o : a.algorithm_only) {
     if (o->count() > 0) {
@@ -156,23 +175,49 @@ int run_simulate_graph(const SimulateArgs& a) {
     return usage_error("simulate", "a GRAPH needs --bandwidth BYTES_PER_SECOND (e.g. 1.82e9), "
                                    "the network bandwidth alpha is derived from");
   }
-  const std::optional<std::string> input = read_input_file(a.graph);
-  if (!input) return kExitBadArguments;
-  const std::string& text = *input;
+  const std::optional<std::string> text = read_input_file(a.graph);
+  if (!text) return kExitBadArguments;
   namespace sim = collsel::tools::simulate;
-  sim::GraphRead read = sim::read_graph(text, a.graph);
+  sim::GraphRead read = sim::read_graph(*text, a.graph);
   print_diagnostics(read.diagnostics);
   if (collsel::has_errors(read.diagnostics)) return kExitBadArguments;
   const double bandwidth = *sim::parse_bandwidth(a.bandwidth).bytes_per_s;  // checked by CLI11
-  const sim::GraphResult result =
-      sim::solve_graph(std::move(read), a.graph, graph_network(a, bandwidth));
-  const std::string out =
-      a.format == "json" ? sim::format_graph_json(result) : sim::format_graph_text(result);
-  std::fputs(out.c_str(), stdout);
+  if (a.penalties.empty()) {
+    print_graph(sim::solve_graph(std::move(read), a.graph, graph_network(a, bandwidth)), a);
+    return 0;
+  }
+  if (a.rule_opt->count() > 0) {
+    return usage_error("simulate", "--penalties gives the penalties that --rule would compute; "
+                                   "choose one");
+  }
+  const std::optional<std::string> penalties_text = read_input_file(a.penalties);
+  if (!penalties_text) return kExitBadArguments;
+  const sim::StepPenalties penalties = sim::read_step_penalties(*penalties_text, a.penalties);
+  Diagnostics diagnostics = penalties.diagnostics;
+  const sim::ReplayRule replay = sim::replay_rule(penalties, read.comms, read.nodes, diagnostics);
+  print_diagnostics(diagnostics);
+  if (collsel::has_errors(diagnostics)) return kExitBadArguments;
+  try {
+    const sim::GraphResult result =
+        sim::solve_graph(std::move(read), a.graph, graph_network(a, bandwidth), &replay.rule);
+    if (*replay.steps_used != penalties.steps.size()) {
+      fmt::print(stderr, "collsel: {}: the file gives {} steps, the graph has {}; remove the "
+                         "extra lines\n", a.penalties, penalties.steps.size(), *replay.steps_used);
+      return kExitBadArguments;
+    }
+    print_graph(result, a);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "collsel: {}\n", e.what());
+    return kExitBadArguments;
+  }
   return 0;
 }
 
 int run_simulate_algorithm(const SimulateArgs& a) {
+  if (!a.penalties.empty()) {
+    return usage_error("simulate", "--penalties applies to a GRAPH file only; an algorithm's "
+                                   "steps come from its schedule");
+  }
   if (a.comm_size < 1 || a.size.empty()) {
     return usage_error("simulate", "--algorithm needs -P N and -m SIZE");
   }

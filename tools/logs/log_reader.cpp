@@ -210,6 +210,14 @@ SummaryRecord parse_summary(Fields& f, const json& object) {
   return s;
 }
 
+UncoveredRecord parse_uncovered(Fields& f, const json& object) {
+  UncoveredRecord u;
+  u.run = f.text("run");
+  u.world_rank = f.small_int("world_rank");
+  schema::uncovered_fields(u, FieldReader(f, object));
+  return u;
+}
+
 Module parse_module(Fields& f, const json& object) {
   Module m;
   schema::module_fields(m, FieldReader(f, object));
@@ -221,6 +229,7 @@ struct EndCounts {
   std::int64_t calls = 0;
   std::int64_t summarised_calls = 0;  // absent before the summary level existed: none
   std::int64_t overflow_calls = 0;
+  bool uncovered_counted = false;  // absent before issue 17: not counted
 };
 
 // What a summary record must satisfy beyond its field types, so the report can divide by calls
@@ -319,6 +328,8 @@ class RankFileReader {
       on_summary(record, number, out);
     } else if (kind == schema::kModule) {
       on_module(record, number);
+    } else if (kind == schema::kUncovered) {
+      on_uncovered(record, number, out);
     } else if (kind == schema::kEnd) {
       on_end(record, number);
     } else {
@@ -378,6 +389,21 @@ class RankFileReader {
     modules_.push_back(std::move(m));
   }
 
+  void on_uncovered(const json& record, int number, RunLog& out) {
+    Fields f(record);
+    UncoveredRecord u = parse_uncovered(f, record);
+    std::string error = f.error();
+    if (error.empty() && (u.calls < 0 || u.time_s < 0.0)) {
+      error = fmt::format("negative 'calls' {} or 'time_s' {}", u.calls, u.time_s);
+    }
+    if (!error.empty()) {
+      problem(number, fmt::format("'uncovered' record: {}; record skipped", error));
+      return;
+    }
+    check_run(u.run, "uncovered", number);
+    out.uncovered.push_back(std::move(u));
+  }
+
   void on_end(const json& record, int number) {
     Fields f(record);
     EndCounts e;
@@ -389,6 +415,7 @@ class RankFileReader {
     end_calls_ = e.calls;
     end_summarised_ = e.summarised_calls;
     end_overflow_ = e.overflow_calls;
+    end_uncovered_counted_ = e.uncovered_counted;
   }
 
   // Reported once per file: one foreign record usually means the whole file was mixed up.
@@ -420,6 +447,7 @@ class RankFileReader {
       header_->call_records = call_records_;
       header_->summarised_calls = end_summarised_;
       header_->overflow_calls = end_overflow_;
+      header_->uncovered_counted = end_uncovered_counted_;
       header_->modules = std::move(modules_);
       out.ranks.push_back(std::move(*header_));
     } else {
@@ -450,6 +478,7 @@ class RankFileReader {
   std::optional<std::int64_t> end_calls_;
   std::int64_t end_summarised_ = 0;
   std::int64_t end_overflow_ = 0;
+  bool end_uncovered_counted_ = false;
   std::int64_t call_records_ = 0;
   std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
   std::vector<Module> modules_;

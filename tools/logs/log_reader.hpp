@@ -45,6 +45,7 @@ struct RunHeader {
   std::int64_t max_records = 0;           // trace cap from the run record; 0: unknown
   std::int64_t summarised_calls = 0;      // from the `end` record: calls in summary records
   std::int64_t overflow_calls = 0;        // from the `end` record: calls in overflow entries
+  bool uncovered_counted = false;         // from the `end` record: `uncovered` records are whole
   std::vector<Module> modules;            // this rank's `module` records
 };
 
@@ -96,12 +97,24 @@ struct SummaryRecord {
   std::optional<double> predicted_max_s;
 };
 
+// An `uncovered` record: one rank's calls of one collective function collsel does not serve,
+// counted by the shim's pass-through wrapper.
+struct UncoveredRecord {
+  std::string run;
+  int world_rank = -1;
+  std::string function;  // "MPI_Allreduce", ...
+  std::string timing;    // "whole" or "initiation" (non-blocking and persistent calls)
+  std::int64_t calls = 0;
+  double time_s = 0.0;   // this rank's time in those calls
+};
+
 struct RunLog {
   std::string run_id;
   std::string dir;                    // the run directory that was read
   std::vector<RunHeader> ranks;       // one per rank file that had a `run` record, by world rank
   std::vector<LoggedCall> calls;      // in file order, rank files in name order
   std::vector<SummaryRecord> summaries;  // in file order, rank files in name order
+  std::vector<UncoveredRecord> uncovered;  // in file order, rank files in name order
   std::vector<std::string> problems;  // "FILE:LINE: what was wrong" (LINE left out for whole files)
 };
 

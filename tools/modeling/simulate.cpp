@@ -30,25 +30,7 @@ using json = nlohmann::ordered_json;
 constexpr std::string_view kLineFix =
     "write one communication per line: NAME SRC DST BYTES [START_SECONDS], e.g. 'a n0 n1 20MiB'";
 
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
-
-// The whole text as a finite number, or nothing (checked conversion, STYLE.md 8.7 #27).
-std::optional<double> parse_number(std::string_view s) {
-  double v = 0.0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
+using text::parse_number;
 
 std::optional<double> parse_bytes(std::string_view s) {
   if (const common::SizeParse size = common::parse_size(s); size.bytes) return static_cast<double>(*size.bytes);
@@ -271,7 +253,6 @@ void resolve_network(const AlgorithmRequest& q, const models::ModelFile& model,
 
 GraphRead read_graph(std::string_view text, std::string_view source) {
   GraphRead out;
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   const auto error = [&](int line, std::string problem, std::string_view fix = kLineFix) {
     out.diagnostics.push_back(
         {Diagnostic::Severity::error, std::string(source), line, std::move(problem), std::string(fix)});
@@ -284,21 +265,10 @@ GraphRead read_graph(std::string_view text, std::string_view source) {
     return it->second;
   };
 
-  int line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t eol = text.find('\n', pos);
-    std::string_view line = text.substr(pos, eol == std::string_view::npos ? eol : eol - pos);
-    pos = eol == std::string_view::npos ? text.size() : eol + 1;
-    ++line_no;
-    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) {
-      line = line.substr(0, hash);
-    }
-    const std::vector<std::string_view> w = words(line);
-    if (w.empty()) continue;
+  text::for_each_word_line(text, [&](int line_no, const std::vector<std::string_view>& w) {
     if (w.size() < 4 || w.size() > 5) {
       error(line_no, fmt::format("expected 4 or 5 fields, found {}", w.size()));
-      continue;
+      return;
     }
     mc::Communication c;
     c.name = std::string(w[0]);
@@ -330,13 +300,13 @@ GraphRead read_graph(std::string_view text, std::string_view source) {
         ok = false;
       }
     }
-    if (!ok) continue;
+    if (!ok) return;
     c.src = node(w[1]);
     c.dst = node(w[2]);
     c.bytes = *bytes;
     c.start_s = *start;
     out.comms.push_back(std::move(c));
-  }
+  });
   if (out.diagnostics.empty() && out.comms.empty()) {
     error(0, "the file holds no communication", kLineFix);
   }
@@ -354,7 +324,8 @@ BandwidthParse parse_bandwidth(std::string_view text) {
                       "bytes/s), not '{}'", text)};
 }
 
-GraphResult solve_graph(GraphRead read, std::string source, const mc::Params& network) {
+GraphResult solve_graph(GraphRead read, std::string source, const mc::Params& network,
+                        const mc::Rule* given) {
   GraphResult r;
   r.source = std::move(source);
   r.network = network;
@@ -363,13 +334,20 @@ GraphResult solve_graph(GraphRead read, std::string source, const mc::Params& ne
   mc::SolveOptions options;
   options.alpha_s_per_byte = network.alpha_s_per_byte;
   options.intra_alpha_s_per_byte = network.intra_alpha_s_per_byte;
-  r.solution = mc::solve(r.comms, mc::make_rule(network.rule, network.gige), options);
+  if (given != nullptr) r.penalties_from = given->name;
+  r.solution = mc::solve(r.comms, given != nullptr ? *given : mc::make_rule(network.rule, network.gige),
+                         options);
   return r;
 }
 
 std::string format_graph_text(const GraphResult& r) {
+  std::string network = network_text(r.network);
+  if (!r.penalties_from.empty()) {  // the rule's name would not say what gave the penalties
+    network = fmt::format("{} given per step, alpha {:.6g} s/byte", r.penalties_from,
+                          r.network.alpha_s_per_byte);
+  }
   std::string out = fmt::format("# {}: {} communications between {} nodes; {}\n", r.source,
-                                r.comms.size(), r.nodes.size(), network_text(r.network));
+                                r.comms.size(), r.nodes.size(), network);
   out += step_table(r.comms, r.solution, true);
   out += '\n';
   for (std::size_t k = 0; k < r.comms.size(); ++k) {
@@ -390,7 +368,11 @@ std::string format_graph_json(const GraphResult& r) {
                      {"completion_s", completion(r.comms, r.solution, k)}});
   }
   const json doc = {{"source", r.source},
-                    {"rule", std::string(mc::rule_name(r.network.rule))},
+                    {"rule", r.penalties_from.empty()
+                                 ? std::string(mc::rule_name(r.network.rule))
+                                 : std::string("given")},
+                    {"penalties", r.penalties_from.empty() ? json(nullptr)
+                                                           : json(r.penalties_from)},
                     {"gige", gige_json(r.network.gige)},
                     {"alpha_s_per_byte", r.network.alpha_s_per_byte},
                     {"nodes", r.nodes},

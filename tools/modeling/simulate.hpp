@@ -46,14 +46,18 @@ BandwidthParse parse_bandwidth(std::string_view text);
 struct GraphResult {
   std::string source;
   models::contention::Params network;  // rule, gige, alpha
+  std::string penalties_from;          // the rule given instead of network.rule; empty: none
   std::vector<models::contention::Communication> comms;
   std::vector<std::string> nodes;
   models::contention::Solution solution;
 };
 
-// Solves `read` (no errors) under `network`'s rule and alpha.
+// Solves `read` (no errors) under `network`'s rule and alpha, or under `given` (the penalties of
+// `collsel simulate --penalties`, step_penalties.hpp) instead of the rule when not null. Throws
+// std::invalid_argument when the rule's penalties do not fit the graph.
 GraphResult solve_graph(GraphRead read, std::string source,
-                        const models::contention::Params& network);
+                        const models::contention::Params& network,
+                        const models::contention::Rule* given = nullptr);
 
 // The Fig. 3 table (step, com, penalty, data remaining [bytes], time [s]), a blank line, then
 // one line "NAME SECONDS" per communication, its completion time, in file order.

@@ -144,28 +144,43 @@ std::string header(const report::Report& r) {
   // no merged calls, yet every call is in its totals.
   std::int64_t calls = 0;
   for (const auto& t : r.totals) calls += t.calls;
-  const bool any_saving = std::any_of(r.savings.begin(), r.savings.end(), [](const auto& s) {
-    return std::isfinite(s.saved_s);
-  });
-  std::string saved = "-";
-  if (any_saving) {
-    saved = r.saved_s_total >= 0 ? format_duration(r.saved_s_total)
-                                 : "&minus;" + esc(format_duration(-r.saved_s_total));
+  // Only a measurement makes a headline; without one the card says so and how to get one.
+  std::string saved = "not measured";
+  std::string saved_key = fmt::format("saved against the native collectives: {}",
+                                      esc(r.saving_basis));
+  if (r.measured_saving_rows > 0) {
+    saved = r.saved_measured_s >= 0 ? format_duration(r.saved_measured_s)
+                                    : "&minus;" + esc(format_duration(-r.saved_measured_s));
+    // The card's short form of saving_basis (the Savings section has it in full).
+    saved_key = fmt::format(
+        "saved against the native collectives, measured: native calls of the same shapes in {} "
+        "({} of {} call shapes; <a href=\"#savings\">details</a>)",
+        r.baseline.empty() ? "this run" : "the baseline run", r.measured_saving_rows,
+        r.savings.size());
   }
   std::string out = fmt::format(
       "<header>\n<h1>collsel report</h1>\n<p class=\"run\">run <code>{}</code></p>\n"
       "<div class=\"cards\">\n"
       "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">collective calls (one per "
       "call, whatever its ranks)</div></div>\n"
-      "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">time in collectives</div></div>\n"
+      "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">time in collectives, "
+      "measured (each call's slowest rank)</div></div>\n"
       "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">mean |E_rel| of the "
-      "model</div></div>\n"
-      "<div class=\"card\"><div class=\"v\">{}</div><div class=\"k\">saved against the native "
-      "collectives</div></div>\n"
+      "model's predictions against the measured times</div></div>\n"
+      "<div class=\"card\" id=\"saved-card\"><div class=\"v\">{}</div><div class=\"k\">{}</div>"
+      "</div>\n"
+      "<div class=\"card\" id=\"served-card\"><div class=\"v\">{}</div><div class=\"k\">{}</div>"
+      "</div>\n"
       "</div>\n",
       esc(r.run_id.empty() ? "(unknown)" : r.run_id), calls,
       r.totals.empty() ? "-" : esc(format_duration(r.total_time_s)),
-      esc(common::format_percent(overall_abs_error(r))), saved);
+      esc(common::format_percent(overall_abs_error(r))), saved, saved_key,
+      r.coverage.counted ? esc(common::format_percent(r.coverage.served_share)) : "not counted",
+      r.coverage.counted
+          ? "of the measured collective time was served by collsel (the rest: the MPI library's "
+            "own routines, <a href=\"#uncovered\">below</a>)"
+          : "share served unknown: these logs' shim did not count the collectives collsel does "
+            "not serve");
   out += "<dl class=\"facts\">\n";
   const auto fact = [&out](std::string_view k, const std::string& v_html) {
     out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", esc(k), v_html);
@@ -284,26 +299,90 @@ std::string errors_table(const report::Report& r) {
   return out + std::string(kTableEnd);
 }
 
+// "+1.2 ms" in green, "−300 µs" in red, "-" when there is no figure.
+std::string saved_cell(double saved_s) {
+  if (!std::isfinite(saved_s)) return "<td class=\"num\">-</td>";
+  return saved_s >= 0 ? fmt::format("<td class=\"num good\">{}</td>", esc(format_duration(saved_s)))
+                      : fmt::format("<td class=\"num bad\">&minus;{}</td>",
+                                    esc(format_duration(-saved_s)));
+}
+
 std::string savings_table(const report::Report& r) {
   if (r.savings.empty()) return empty_note("No calls to compare with the native collectives.");
-  std::string out = table_head(
+  std::string out = fmt::format("<p class=\"basis\">{}{}</p>\n",
+                                r.measured_saving_rows > 0 ? "Basis: " : "",
+                                esc(r.saving_basis));
+  if (r.measured_saving_rows == 0) return out;
+  out += table_head(
       {{"collective"}, {"P", true}, {"size"}, {"algorithm"}, {"calls", true},
-       {"time", true, "total over the calls"}, {"native", true, "estimated total"},
-       {"saved", true, "native - time; negative: collsel lost time"}, {"native estimate from"}});
+       {"time", true, "measured total over the calls"},
+       {"native", true, "measured: the mean native call of this shape x the calls"},
+       {"saved", true, "native - time; negative: collsel lost time"},
+       {"native calls measured", true}, {"note"}});
   for (const auto& s : r.savings) {
-    std::string saved = "<td class=\"num\">-</td>";
-    if (std::isfinite(s.saved_s)) {
-      saved = s.saved_s >= 0 ? fmt::format("<td class=\"num good\">{}</td>",
-                                           esc(format_duration(s.saved_s)))
-                             : fmt::format("<td class=\"num bad\">&minus;{}</td>",
-                                           esc(format_duration(-s.saved_s)));
-    }
-    const std::string basis = s.native_basis.empty() ? s.native_note : s.native_basis;
-    out += fmt::format("<tr><td>{}</td>{}<td>{}</td>{}{}{}{}{}<td>{}</td></tr>\n", esc(s.coll),
+    out += fmt::format("<tr><td>{}</td>{}<td>{}</td>{}{}{}{}{}{}<td>{}</td></tr>\n", esc(s.coll),
                        num_cell(std::to_string(s.comm_size)), esc(report::bucket_cell(s.bucket)),
                        algorithm_cell(s.algorithm), num_cell(std::to_string(s.calls)),
                        num_cell(format_duration(s.actual_s)), num_cell(format_duration(s.native_s)),
-                       saved, esc(basis));
+                       saved_cell(s.saved_s),
+                       num_cell(s.native_calls > 0 ? std::to_string(s.native_calls) : "-"),
+                       esc(s.native_note));
+  }
+  return out + std::string(kTableEnd);
+}
+
+std::string estimates_table(const report::Report& r) {
+  if (r.estimates.empty()) {
+    return empty_note(r.estimate_model.empty()
+                          ? "No model given: no estimates."
+                          : "None: every shape collsel served was measured against native calls.");
+  }
+  std::string out = table_head(
+      {{"collective"}, {"P", true}, {"size"}, {"algorithm"}, {"calls", true},
+       {"measured", true, "measured total of collsel's calls"},
+       {"MPICH's choice", false, "the registered algorithm closest to it, as the model prices it"},
+       {"ratio", true, "model's prediction for MPICH's choice / for what ran, per call"},
+       {"estimated native", true, "measured x ratio: an estimate, not a measurement"},
+       {"estimated saved", true, "estimated native - measured"}, {"how"}});
+  for (const auto& e : r.estimates) {
+    out += fmt::format(
+        "<tr><td>{}</td>{}<td>{}</td>{}{}{}<td>{}</td>{}{}{}<td>{}</td></tr>\n", esc(e.coll),
+        num_cell(std::to_string(e.comm_size)), esc(report::bucket_cell(e.bucket)),
+        algorithm_cell(e.algorithm), num_cell(std::to_string(e.calls)),
+        num_cell(format_duration(e.actual_s)),
+        e.native_algorithm.empty() ? "-" : fmt::format("<code>{}</code>", esc(e.native_algorithm)),
+        num_cell(std::isfinite(e.ratio) ? fmt::format("x{:.3g}", e.ratio) : "-"),
+        num_cell(format_duration(e.native_s)), saved_cell(e.saved_s), esc(e.how));
+  }
+  out += std::string(kTableEnd);
+  if (std::isfinite(r.saved_estimated_s)) {
+    out += fmt::format("<p>Estimated total (model, not measured): {}</p>\n",
+                       r.saved_estimated_s >= 0
+                           ? esc(format_duration(r.saved_estimated_s)) + " saved"
+                           : esc(format_duration(-r.saved_estimated_s)) + " lost");
+  }
+  return out;
+}
+
+std::string uncovered_table(const report::Report& r) {
+  const report::Coverage& c = r.coverage;
+  std::string out = fmt::format(
+      "<p>Served by collsel's algorithms: {}; Bcast, Scatter and Alltoall calls run by the MPI "
+      "library: {}; collectives collsel does not serve: {}.</p>\n",
+      esc(format_duration(c.served_s)), esc(format_duration(c.native_s)),
+      c.counted ? esc(format_duration(c.uncovered_s)) : "not counted");
+  if (!c.counted || r.uncovered.empty()) {
+    return out + empty_note(c.counted ? "No collective collsel does not serve was called."
+                                      : "Not counted by the shim that wrote these logs.");
+  }
+  out += table_head({{"function"}, {"calls", true, "the largest per-rank count"},
+                     {"time", true, "the largest per-rank time"}, {"ranks", true},
+                     {"timing", false, "initiation: a non-blocking or persistent call's start"}});
+  for (const auto& u : r.uncovered) {
+    out += fmt::format("<tr><td><code>{}</code></td>{}{}{}<td>{}</td></tr>\n", esc(u.function),
+                       num_cell(std::to_string(u.calls)), num_cell(format_duration(u.time_s)),
+                       num_cell(std::to_string(u.ranks)),
+                       u.timing == "whole" ? "whole call" : "initiation only, not in the share");
   }
   return out + std::string(kTableEnd);
 }
@@ -456,7 +535,8 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
   body += header(report);
   body += "<nav><a href=\"#plots\">Plots</a><a href=\"#totals\">Totals</a><a "
           "href=\"#call-sites\">Call sites</a><a href=\"#errors\">Errors</a><a "
-          "href=\"#savings\">Savings</a><a href=\"#rows\">Calls by shape</a></nav>\n";
+          "href=\"#savings\">Savings (measured)</a><a href=\"#estimates\">Model estimates</a><a "
+          "href=\"#uncovered\">Not served</a><a href=\"#rows\">Calls by shape</a></nav>\n";
   body += alerts(report);
   body += figures(plots);
   body += section("totals", "Time per collective and algorithm",
@@ -474,11 +554,23 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
                   "longer than the model said (optimistic). Tinted: |E_rel| &ge; 20%, bold red "
                   "&ge; 50%.",
                   errors_table(report));
-  body += section("savings", "Savings against the native collectives",
+  body += section("savings", "Savings against the native collectives, measured",
                   "What collsel's choice saved (or cost) against the MPI library's own "
-                  "collective, measured when the run has native calls of the same shape, else "
-                  "estimated with the model.",
+                  "collective, where native calls of the same collective, size and communicator "
+                  "size were measured (in this run or the <code>--baseline</code> run).",
                   savings_table(report));
+  body += section("estimates", "Model estimates (not measurements)",
+                  "For the shapes with no native call measured: the measured time of collsel's "
+                  "calls multiplied by the model's ratio of its prediction for MPICH's own choice "
+                  "to its prediction for what ran, both per call at the calls' mean size. As good "
+                  "as the model: compare its errors above. Not modelled: MPICH's node-aware "
+                  "splitting and in-place Alltoalls.",
+                  estimates_table(report));
+  body += section("uncovered", "What collsel did not see",
+                  "The collective calls collsel does not serve (Allreduce, Alltoallv, the "
+                  "non-blocking and persistent forms, ...), counted by pass-through wrappers "
+                  "that leave them to the MPI library, with their measured time.",
+                  uncovered_table(report));
   body += section("rows", "Calls by shape",
                   "One row per (collective, algorithm, bytes, P), as in <code>collsel "
                   "report</code>'s text output.",

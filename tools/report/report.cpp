@@ -346,8 +346,8 @@ Report build_report(const logs::RunLog& log, const Options& options) {
     r.baseline = fmt::format("{} ({})", options.baseline->run_id, options.baseline->dir);
   }
   if (options.estimator != nullptr) r.estimate_model = options.estimator->source();
-  r.savings = make_savings(stats, baseline ? &*baseline : nullptr, options.estimator,
-                           r.saved_s_total);
+  make_savings(stats, baseline ? &*baseline : nullptr, options.estimator, r);
+  make_coverage(log, r);
   add_call_sites(log, options, r);
   r.merged = std::move(calls);
   return r;

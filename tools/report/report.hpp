@@ -160,37 +160,82 @@ struct ErrorRow {
   std::string source;                // "trace" (merged calls) or "summary" (per-rank aggregates)
 };
 
-// Time saved (positive) or lost against the native collective for what ran, per collective,
-// comm size and size bucket, over the calls collsel served (algorithm not "native"). The native
-// time of those calls, in this order:
-//  1. measured: the mean time of the native calls of the same coll, comm size and bucket in this
-//     run and in the --baseline run (pooled), times the calls;
-//  2. model: the measured time of the calls scaled by the model's ratio of two predictions at
-//     the calls' mean size (decide()'s cost table, closed forms): the registered algorithm
-//     closest to MPICH's own choice (tools/native_choice.hpp) over what ran (per algorithm when
-//     several ran). Scaling the measurement, rather than comparing it with a raw prediction,
-//     keeps the model's overall error out of the saving: a model 10x optimistic everywhere still
-//     ranks the algorithms, and when collsel ran MPICH's own choice the saving is 0;
-//  3. none, when MPICH's choice has no registered equivalent or the model cannot price it (or
-//     predicts no time for what ran, as at 0 bytes: nothing to scale).
-// A bucket spans a factor of two in size: a measured basis is exact when both sides made the same
-// calls, which is the case for a baseline run of the same program. Sorted by coll, comm_size,
-// bucket.
-struct SavingRow {
+// Time saved (positive) or lost against the native collective, MEASURED: per collective, comm
+// size and size bucket, over the calls collsel served (algorithm not "native"), the native time is
+// the mean time of the native calls of the same coll, comm size and bucket in this run and in the
+// --baseline run (pooled), times the calls. A shape with no native call measured has a row with
+// no native time (NaN) and the reason in `native_note`; the model's guess for it, if any, is an
+// EstimateRow, never a SavingRow. A bucket spans a factor of two in size: the measured basis is
+// exact when both sides made the same calls, which is the case for a baseline run of the same
+// program (scripts/demo.sh makes one). Sorted by coll, comm_size, bucket.
+//
+// What collsel served of one (collective, comm size, size bucket): the key of both sections.
+struct ServedShape {
   std::string coll;
   int comm_size = 0;
   Bucket bucket;
   std::string algorithm;        // what collsel ran (most calls, when several)
   std::int64_t calls = 0;
-  double actual_s = 0.0;        // total over the calls
-  double native_s = 0.0;        // estimated total of the native collective; NaN: no estimate
-  double saved_s = 0.0;         // native_s - actual_s; NaN: no estimate
+  double actual_s = 0.0;        // measured total over the calls
+};
+
+struct SavingRow : ServedShape {
+  double native_s = 0.0;        // measured native mean x calls; NaN: no native call measured
+  double saved_s = 0.0;         // native_s - actual_s; NaN: no native call measured
   std::int64_t native_calls = 0;  // the native calls measured (this run and the baseline)
-  // "measured": native calls of the same shape in this run (or the --baseline run);
-  // "model:NAME": the model's prediction for NAME, the registered algorithm closest to what the
-  // MPI library's own selection runs for this shape; "": no estimate (why in `native_note`).
+  // "measured" (native calls of the same shape in this run or the --baseline run), or "": not
+  // measured (why in `native_note`).
   std::string native_basis;
   std::string native_note;
+};
+
+// A MODEL ESTIMATE, not a measurement, of the native collective's time for a served shape that
+// has no measured native call (no SavingRow measurement): the measured time of collsel's calls
+// multiplied by the ratio of two model predictions at the calls' mean size (decide()'s cost table,
+// closed forms): the prediction for the registered algorithm closest to MPICH's own choice
+// (tools/decisions/native_choice.hpp) over the prediction for what ran (per algorithm when several
+// ran). Scaling the measurement, rather than comparing it with a raw prediction, keeps the model's
+// overall error out of the estimate: a model 10x optimistic everywhere still ranks the algorithms,
+// and when collsel ran MPICH's own choice the estimate is 0 saved. No estimate (NaN, why in
+// `note`) when MPICH's choice has no registered equivalent or the model cannot price it, or
+// predicts no time for what ran (as at 0 bytes: nothing to scale). Sorted as the savings.
+struct EstimateRow : ServedShape {
+  std::uint64_t mean_bytes = 0;   // the size both predictions are made at
+  std::string native_algorithm;   // the model's stand-in for MPICH's choice; empty: none
+  double native_predicted_s = 0.0;  // the model's prediction per call for it; NaN: none
+  double ran_predicted_s = 0.0;   // ... for what ran (one algorithm ran); NaN: several or none
+  double ratio = 0.0;             // estimated native total / measured total; NaN: no estimate
+  double native_s = 0.0;          // actual_s x ratio; NaN: no estimate
+  double saved_s = 0.0;           // native_s - actual_s; NaN: no estimate
+  std::string how;                // the multiplication in words, or why there is no estimate
+};
+
+// What collsel did not see (issue 17): one row per collective function collsel does not serve
+// (pmpi/uncovered.cpp counts them on each rank), from the ranks' `uncovered` records. A rank knows
+// only its own sums, so calls and time are the largest per-rank count and time, as for the
+// summary's overflow entries: with one communicator per function, its slowest rank's time.
+// Sorted by time, largest first.
+struct UncoveredRow {
+  std::string function;  // "MPI_Allreduce", ...
+  // "whole": the calls' time; "initiation": a non-blocking or persistent call's start only (its
+  // completion is in MPI_Wait/MPI_Test or MPI_Start, which are not counted)
+  std::string timing;
+  std::int64_t calls = 0;
+  double time_s = 0.0;
+  int ranks = 0;  // ranks that called it
+};
+
+// The share of the measured collective time collsel served: its algorithms' time (the totals) over
+// that plus the intercepted calls left to the MPI library plus the "whole" uncovered time. The
+// initiation times of non-blocking and persistent calls are shown but not in the share (their
+// completion is not measured).
+struct Coverage {
+  bool counted = false;        // every rank's shim counted the uncovered calls (the `end` record)
+  double served_s = 0.0;       // totals of the registered algorithms
+  double native_s = 0.0;       // totals of "native" (and "*": overflow entries, algorithm unknown)
+  double uncovered_s = 0.0;    // the "whole" uncovered rows
+  double initiation_s = 0.0;   // the "initiation" rows, not in the share
+  double served_share = 0.0;   // NaN when not counted or no time was seen
 };
 
 struct Disagreement {
@@ -221,7 +266,10 @@ struct Report {
   std::vector<std::string> levels;      // distinct log levels of the ranks ("trace", "summary")
   std::int64_t summarised_calls = 0;    // per-rank calls in summary records, summed over ranks
   std::int64_t overflow_calls = 0;      // of those, in overflow entries
-  std::string estimate_model;           // the model of the "model:" savings; empty: none given
+  std::string estimate_model;           // the model of the estimates; empty: none given
+  // What the savings headline rests on, in words: the measured native calls it compares with,
+  // or that none was measured and how to measure them.
+  std::string saving_basis;
   std::string baseline;                 // "RUN_ID (DIR)" of --baseline; empty: none
 
   std::vector<Total> totals;            // sorted by time, largest first
@@ -229,9 +277,15 @@ struct Report {
   std::vector<CallSiteRow> call_sites;  // sorted by time, largest first; the first --top only
   std::size_t call_sites_total = 0;     // call sites before --top kept the first ones
   std::vector<ErrorRow> errors;         // sorted by coll, algorithm, bucket, comm_size
-  std::vector<SavingRow> savings;       // sorted by coll, comm_size, bucket
-  double saved_s_total = 0.0;           // over the rows with an estimate
+  std::vector<SavingRow> savings;       // measured; sorted by coll, comm_size, bucket
+  int measured_saving_rows = 0;         // savings rows with a measured native time
+  double saved_measured_s = 0.0;        // over those rows; NaN when there is none (no headline)
+  std::vector<EstimateRow> estimates;   // model estimates for the shapes not measured
+  double saved_estimated_s = 0.0;       // over the estimates that have one; NaN when none has
   std::vector<MergedCall> merged;       // every merged trace call (the plots' scatter)
+
+  std::vector<UncoveredRow> uncovered;  // the collectives collsel does not serve
+  Coverage coverage;
 };
 
 // What the report reads besides the run's own log. Everything is optional.
@@ -239,7 +293,8 @@ struct Options {
   // A run of the same program with the native collectives (COLLSEL_DISABLE=all, or
   // COLLSEL_FORCE_*=native): its native calls are measured native times for the savings.
   const logs::RunLog* baseline = nullptr;
-  // Prices MPICH's own choice when no native call was measured; nullptr: no model estimates.
+  // Prices MPICH's own choice when no native call was measured (the estimates section, never the
+  // savings); nullptr: no model estimates.
   const native::NativeEstimator* estimator = nullptr;
   // Resolves call sites; nullptr: sites are listed by address (objects and offsets unknown).
   tools::Symbolizer* symbolizer = nullptr;
@@ -255,7 +310,7 @@ enum class Format { text, csv, json };
 // The table a CSV holds: one per section, each with its own header line, so that any CSV reader
 // takes it as is. `rows` (the per-size trace rows) is the default, as before the other sections
 // existed.
-enum class Section { rows, totals, call_sites, errors, savings };
+enum class Section { rows, totals, call_sites, errors, savings, estimates, uncovered };
 std::optional<Section> section_from_name(std::string_view name);
 std::vector<std::string> section_names();  // in declaration order
 

@@ -167,6 +167,38 @@ json saving_json(const SavingRow& s) {
           {"native_note", s.native_note}};
 }
 
+json estimate_json(const EstimateRow& e) {
+  return {{"coll", e.coll},
+          {"comm_size", e.comm_size},
+          {"bytes_lo", e.bucket.lo},
+          {"bytes_hi", e.bucket.hi},
+          {"algorithm", e.algorithm},
+          {"calls", e.calls},
+          {"actual_s", e.actual_s},
+          {"mean_bytes", e.mean_bytes},
+          {"native_algorithm", text_or_null(e.native_algorithm)},
+          {"native_predicted_s", number_or_null(e.native_predicted_s)},
+          {"ran_predicted_s", number_or_null(e.ran_predicted_s)},
+          {"ratio", number_or_null(e.ratio)},
+          {"estimated_native_s", number_or_null(e.native_s)},
+          {"estimated_saved_s", number_or_null(e.saved_s)},
+          {"how", e.how}};
+}
+
+json uncovered_json(const UncoveredRow& u) {
+  return {{"function", u.function}, {"timing", u.timing}, {"calls", u.calls},
+          {"time_s", u.time_s},     {"ranks", u.ranks}};
+}
+
+json coverage_json(const Coverage& c) {
+  return {{"counted", c.counted},
+          {"served_s", c.served_s},
+          {"native_s", c.native_s},
+          {"uncovered_s", c.uncovered_s},
+          {"initiation_s", c.initiation_s},
+          {"served_share", number_or_null(c.served_share)}};
+}
+
 template <typename T, typename ToJson>
 json rows_json(const std::vector<T>& rows, ToJson to_json) {
   json out = json::array();
@@ -200,7 +232,8 @@ std::string text_header(const Report& r) {
                                         : r.baseline);
   out += fmt::format("  estimates: {}\n", r.estimate_model.empty()
                                                 ? std::string("none (no model given)")
-                                                : r.estimate_model);
+                                                : r.estimate_model +
+                                                      "; for the model-estimates section only");
   return out;
 }
 
@@ -217,7 +250,7 @@ std::string text_totals(const Report& r) {
                    approximate_size(t.bytes)});
   }
   table.add_row({"all", "", std::to_string(calls), common::format_duration(r.total_time_s)});
-  return "time per collective and algorithm (a call's time is its slowest rank's):\n" +
+  return "measured time per collective and algorithm (a call's time is its slowest rank's):\n" +
          table.render("  ");
 }
 
@@ -263,40 +296,92 @@ std::string text_errors(const Report& r) {
          "the means, the slowest rank's mean time per call):\n" + table.render("  ");
 }
 
+// Measured only: the headline total when some shape was measured, else that nothing was and how.
 std::string text_savings(const Report& r) {
+  if (r.measured_saving_rows == 0) {
+    return fmt::format("time saved against the native collective: not measured\n  {}\n",
+                       r.saving_basis);
+  }
   common::TextTable table({"coll", "P", "size", "algorithm", "calls", "actual", "native", "saved",
-                          "basis", "native calls"},
+                          "native calls"},
                          {A::left, A::right, A::right, A::left, A::right, A::right, A::right,
-                          A::right, A::left, A::right});
+                          A::right, A::right});
   std::string notes;
-  int estimated = 0;
   for (const SavingRow& s : r.savings) {
-    if (!std::isnan(s.saved_s)) ++estimated;
     table.add_row({s.coll, std::to_string(s.comm_size), bucket_cell(s.bucket), s.algorithm,
                    std::to_string(s.calls), common::format_duration(s.actual_s),
                    common::format_duration(s.native_s), signed_duration(s.saved_s),
-                   s.native_basis.empty() ? std::string("-") : s.native_basis,
                    s.native_calls > 0 ? std::to_string(s.native_calls) : std::string("-")});
-    // A measured row speaks for itself; an estimate or its absence needs its reason.
     if (s.native_basis != "measured") {
       notes += fmt::format("    {} P={} {}: {}\n", s.coll, s.comm_size, bucket_cell(s.bucket),
                            s.native_note);
     }
   }
-  const bool modelled = std::any_of(r.savings.begin(), r.savings.end(), [](const SavingRow& s) {
-    return s.native_basis.starts_with("model:");
-  });
   return fmt::format(
-      "time saved against the native collective (positive: collsel was faster):\n{}"
-      "  total: {} over {} of {} row(s) with an estimate\n{}{}{}",
-      table.render("  "), signed_duration(r.saved_s_total), estimated, r.savings.size(),
-      notes.empty() ? "" : "  why no measured native time:\n", notes,
-      modelled ? "  model:NAME: the measured time scaled by the model's ratio of NAME (the\n"
-                 "  registered algorithm closest to MPICH 4.0's default choice) to what ran, both\n"
-                 "  priced at the calls' mean size. Not modelled: MPICH's node-aware splitting of\n"
-                 "  communicators spanning several nodes, and in-place Alltoalls (MPICH runs\n"
-                 "  sendrecv_replace). A run with the native collectives (--baseline) measures.\n"
-               : "");
+      "time saved against the native collective, measured (positive: collsel was faster; "
+      "native:\nthe mean measured native call of the same shape x the calls):\n{}"
+      "  saved (measured): {} over {} of {} call shape(s)\n  basis: {}\n{}{}",
+      table.render("  "), signed_duration(r.saved_measured_s), r.measured_saving_rows,
+      r.savings.size(), r.saving_basis, notes.empty() ? "" : "  not measured:\n", notes);
+}
+
+// Apart from the measurements, and named for what they are.
+std::string text_estimates(const Report& r) {
+  common::TextTable table({"coll", "P", "size", "algorithm", "calls", "measured", "MPICH's choice",
+                          "x ratio", "est. native", "est. saved"},
+                         {A::left, A::right, A::right, A::left, A::right, A::right, A::left,
+                          A::right, A::right, A::right});
+  std::string how;
+  int with_estimate = 0;
+  for (const EstimateRow& e : r.estimates) {
+    if (!std::isnan(e.saved_s)) ++with_estimate;
+    table.add_row({e.coll, std::to_string(e.comm_size), bucket_cell(e.bucket), e.algorithm,
+                   std::to_string(e.calls), common::format_duration(e.actual_s),
+                   e.native_algorithm.empty() ? std::string("-") : e.native_algorithm,
+                   std::isnan(e.ratio) ? std::string("-") : fmt::format("{:.3g}", e.ratio),
+                   common::format_duration(e.native_s), signed_duration(e.saved_s)});
+    how += fmt::format("    {} P={} {}: {}\n", e.coll, e.comm_size, bucket_cell(e.bucket), e.how);
+  }
+  return fmt::format(
+      "MODEL ESTIMATES, not measurements, for the shapes with no native call measured (model:\n"
+      "{}). est. native = the measured time of collsel's calls x ratio, where ratio = the\n"
+      "model's prediction for the registered algorithm closest to MPICH 4.0's choice / its\n"
+      "prediction for what ran, both per call at the calls' mean size:\n{}"
+      "  estimated saved (model): {} over {} of {} shape(s)\n  how each was computed:\n{}"
+      "  Not modelled: MPICH's node-aware splitting of communicators spanning several nodes, and\n"
+      "  in-place Alltoalls (MPICH runs sendrecv_replace). To measure instead: --baseline.\n",
+      r.estimate_model, table.render("  "), signed_duration(r.saved_estimated_s), with_estimate,
+      r.estimates.size(), how);
+}
+
+// The served share and the collectives collsel does not serve, all measured.
+std::string text_uncovered(const Report& r) {
+  const Coverage& c = r.coverage;
+  std::string out = fmt::format(
+      "collective time collsel served (measured: Bcast, Scatter and Alltoall each call's slowest\n"
+      "rank; the collectives collsel does not serve, their largest per-rank time):\n"
+      "  served by collsel's algorithms:          {}\n"
+      "  intercepted, run by the MPI library:     {}\n",
+      common::format_duration(c.served_s), common::format_duration(c.native_s));
+  if (!c.counted) {
+    return out + "  collectives collsel does not serve:      not counted (a shim that does not "
+                 "count them:\n  an older collsel or the SMPI build), so the share is unknown\n";
+  }
+  out += fmt::format("  collectives collsel does not serve:      {}\n  share served:  {}\n",
+                     common::format_duration(c.uncovered_s),
+                     common::format_percent(c.served_share));
+  if (r.uncovered.empty()) return out + "  (no collective collsel does not serve was called)\n";
+  common::TextTable table({"function", "calls", "time", "ranks", "timing"},
+                         {A::left, A::right, A::right, A::right, A::left});
+  for (const UncoveredRow& u : r.uncovered) {
+    table.add_row({u.function, std::to_string(u.calls), common::format_duration(u.time_s),
+                   std::to_string(u.ranks),
+                   u.timing == "whole" ? std::string("whole call")
+                                       : std::string("initiation only, not in the share")});
+  }
+  return out + table.render("  ") +
+         "  initiation only: a non-blocking or persistent call's start; its completion, inside\n"
+         "  MPI_Wait/MPI_Test or MPI_Start, is not counted.\n";
 }
 
 std::string text_rows(const Report& r) {
@@ -349,12 +434,14 @@ std::string bucket_cell(const Bucket& b) {
 }
 
 namespace {
-constexpr std::array<std::pair<std::string_view, Section>, 5> kSections{{
+constexpr std::array<std::pair<std::string_view, Section>, 7> kSections{{
     {"rows", Section::rows},
     {"totals", Section::totals},
     {"call_sites", Section::call_sites},
     {"errors", Section::errors},
     {"savings", Section::savings},
+    {"estimates", Section::estimates},
+    {"uncovered", Section::uncovered},
 }};
 }  // namespace
 
@@ -380,6 +467,8 @@ std::string format_text(const Report& r) {
     if (!r.call_sites.empty()) out += '\n' + text_call_sites(r);
     out += '\n' + text_errors(r);
     if (!r.savings.empty()) out += '\n' + text_savings(r);
+    if (!r.estimates.empty()) out += '\n' + text_estimates(r);
+    out += '\n' + text_uncovered(r);
   }
   if (!r.rows.empty()) out += '\n' + text_rows(r);
   out += text_footer(r);
@@ -397,6 +486,8 @@ std::string format_csv(const Report& r, Section section) {
       return table(r.call_sites, call_site_to_csv);
     case Section::errors: return table(r.errors, error_json);
     case Section::savings: return table(r.savings, saving_json);
+    case Section::estimates: return table(r.estimates, estimate_json);
+    case Section::uncovered: return table(r.uncovered, uncovered_json);
     case Section::rows: break;
   }
   return table(r.rows, row_json);
@@ -429,8 +520,14 @@ std::string format_json(const Report& r) {
       {"call_sites", rows_json(r.call_sites, call_site_to_json)},
       {"call_sites_total", r.call_sites_total},
       {"errors", rows_json(r.errors, error_json)},
+      {"saving_basis", r.saving_basis},
       {"savings", rows_json(r.savings, saving_json)},
-      {"saved_s_total", r.saved_s_total},
+      {"measured_saving_rows", r.measured_saving_rows},
+      {"saved_measured_s", number_or_null(r.saved_measured_s)},
+      {"estimates", rows_json(r.estimates, estimate_json)},
+      {"saved_estimated_s", number_or_null(r.saved_estimated_s)},
+      {"uncovered", rows_json(r.uncovered, uncovered_json)},
+      {"coverage", coverage_json(r.coverage)},
       {"disagreeing_calls", r.disagreeing_calls},
       {"disagreements", disagreements},
       {"shape_mismatch_calls", r.shape_mismatch_calls},

@@ -189,9 +189,12 @@ inline RunStats collect_stats(const std::vector<MergedCall>& calls,
 }
 
 
-// The savings section (savings.cpp); `saved_total` gets the sum of what was saved.
-std::vector<SavingRow> make_savings(const RunStats& stats, const RunStats* baseline,
-                                    const native::NativeEstimator* estimator,
-                                    double& saved_total);
+// The measured savings and, for the shapes with no native call measured, the model's estimates
+// (savings.cpp); also their totals and the headline's basis.
+void make_savings(const RunStats& stats, const RunStats* baseline,
+                  const native::NativeEstimator* estimator, Report& r);
+
+// The uncovered collectives and the served share (uncovered.cpp), after the totals.
+void make_coverage(const logs::RunLog& log, Report& r);
 
 }  // namespace collsel::report::detail

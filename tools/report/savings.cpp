@@ -1,7 +1,9 @@
 // The report's savings section: time saved or lost against the native collective per
-// (collective, P, size bucket): measured (native calls of the same shape in this run or the
-// baseline), else priced by the model (tools/decisions/native_choice.hpp), else none with the
-// reason (report.hpp, "SavingRow").
+// (collective, P, size bucket), measured (native calls of the same shape in this run or the
+// baseline); and apart, for the shapes not measured, the model's estimates
+// (tools/decisions/native_choice.hpp), with the multiplication they rest on (report.hpp,
+// "SavingRow" and "EstimateRow").
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/duration_format.hpp"
+#include "common/size_parse.hpp"
 #include "tools/decisions/native_choice.hpp"
 #include "tools/report/run_stats.hpp"
 
@@ -49,6 +52,19 @@ std::map<SavingKey, CallSums> native_sums(const RunStats& stats) {
   return out;
 }
 
+// The key and what ran, with the algorithm of the most calls (the first in name order on a tie).
+ServedShape served_shape(const SavingKey& key, const ServedSums& served) {
+  ServedShape shape;
+  std::tie(shape.coll, shape.comm_size, shape.bucket) = key;
+  shape.algorithm =
+      std::max_element(served.by_algorithm.begin(), served.by_algorithm.end(),
+                       [](const auto& a, const auto& b) { return a.second.calls < b.second.calls; })
+          ->first;
+  shape.calls = served.calls;
+  shape.actual_s = served.time_s;
+  return shape;
+}
+
 std::string measured_note(std::int64_t here, std::int64_t baseline) {
   if (baseline == 0) return fmt::format("mean of {} native call(s) of this run", here);
   if (here == 0) return fmt::format("mean of {} native call(s) of the baseline run", baseline);
@@ -56,56 +72,66 @@ std::string measured_note(std::int64_t here, std::int64_t baseline) {
                      baseline);
 }
 
-// The model prices MPICH's stand-in and what ran, under the same model at the calls' mean size;
-// the native estimate is the measured time scaled by their ratio (report.hpp: a raw prediction
-// against a measurement would count the model's own error as time saved or lost).
-void price_with_model(const SavingKey& key, const ServedSums& served,
-                      const native::NativeEstimator& estimator, SavingRow& row) {
-  const auto known = collective_from_name(std::get<0>(key));
+// The model's estimate of the native time of a shape no native call measured: the measured time
+// scaled by the ratio of the model's predictions for MPICH's stand-in and for what ran, both at
+// the calls' mean size (report.hpp, "EstimateRow": a raw prediction against a measurement would
+// count the model's own error as time saved or lost).
+EstimateRow estimate_row(const SavingKey& key, const ServedSums& served,
+                         const native::NativeEstimator& estimator) {
+  EstimateRow row;
+  static_cast<ServedShape&>(row) = served_shape(key, served);
+  row.native_predicted_s = row.ran_predicted_s = row.ratio = row.native_s = row.saved_s = kNaN;
+  row.mean_bytes = static_cast<std::uint64_t>(
+      std::llround(static_cast<double>(served.bytes) / static_cast<double>(served.calls)));
+  const auto known = collective_from_name(row.coll);
   if (!known || row.comm_size < 1) {  // a log of a newer collsel, or a damaged one
-    row.native_note = fmt::format("the model cannot price {} on {} rank(s)", row.coll,
-                                  row.comm_size);
-    return;
+    row.how = fmt::format("no estimate: the model cannot price {} on {} rank(s)", row.coll,
+                          row.comm_size);
+    return row;
   }
   const Collective coll = *known;
-  const auto mean_bytes = static_cast<std::uint64_t>(
-      std::llround(static_cast<double>(served.bytes) / static_cast<double>(served.calls)));
-  const native::NativeEstimate estimate = estimator.estimate(coll, row.comm_size, mean_bytes);
-  row.native_note = estimate.note;
-  if (!estimate.predicted_s) return;
+  const native::NativeEstimate estimate = estimator.estimate(coll, row.comm_size, row.mean_bytes);
+  if (!estimate.predicted_s) {
+    row.how = "no estimate: " + estimate.note;
+    return row;
+  }
+  row.native_algorithm = estimate.algorithm;
+  row.native_predicted_s = *estimate.predicted_s;
+  const std::string size = common::format_size(row.mean_bytes);
   double native_s = 0.0;
+  std::string factors;
   for (const auto& [algorithm, sums] : served.by_algorithm) {
-    const native::NativePrice ran = estimator.price(coll, row.comm_size, mean_bytes, algorithm);
+    const native::NativePrice ran = estimator.price(coll, row.comm_size, row.mean_bytes, algorithm);
     if (!ran.predicted_s || !(*ran.predicted_s > 0.0)) {
-      row.native_note += fmt::format(
-          "; no estimate: {}", ran.predicted_s ? fmt::format("the model predicts no time for {} "
-                                                             "at this size, nothing to scale",
-                                                             algorithm)
-                                               : ran.why_not);
-      return;
+      row.how = fmt::format(
+          "no estimate: {}; {}",
+          ran.predicted_s ? fmt::format("the model predicts no time for {} at {}, nothing to "
+                                        "scale", algorithm, size)
+                          : ran.why_not,
+          estimate.note);
+      return row;
     }
     native_s += sums.time_s * (*estimate.predicted_s / *ran.predicted_s);
+    factors += fmt::format("{}{} measured for {} x ({} / {})", factors.empty() ? "" : " + ",
+                           common::format_duration(sums.time_s), algorithm,
+                           common::format_duration(*estimate.predicted_s),
+                           common::format_duration(*ran.predicted_s));
+    if (served.by_algorithm.size() == 1) row.ran_predicted_s = *ran.predicted_s;
   }
-  row.native_basis = "model:" + estimate.algorithm;
   row.native_s = native_s;
-  row.native_note += fmt::format("; the model predicts {} per call for it",
-                                 common::format_duration(*estimate.predicted_s));
-  if (served.time_s > 0.0) {
-    row.native_note += fmt::format(", x{:.3g} the measured time", native_s / served.time_s);
-  }
+  row.saved_s = native_s - row.actual_s;
+  if (row.actual_s > 0.0) row.ratio = native_s / row.actual_s;
+  row.how = fmt::format(
+      "{} = {}: the measured time x (the model's prediction per call for {}, MPICH's choice, / "
+      "its prediction for what ran), both at {}; {}",
+      factors, common::format_duration(native_s), estimate.algorithm, size, estimate.note);
+  return row;
 }
 
 SavingRow saving_row(const SavingKey& key, const ServedSums& served, const CallSums& here,
-                     const CallSums& baseline, const native::NativeEstimator* estimator) {
+                     const CallSums& baseline, bool have_baseline) {
   SavingRow row;
-  std::tie(row.coll, row.comm_size, row.bucket) = key;
-  row.algorithm = std::max_element(served.by_algorithm.begin(), served.by_algorithm.end(),
-                                   [](const auto& a, const auto& b) {
-                                     return a.second.calls < b.second.calls;
-                                   })
-                      ->first;
-  row.calls = served.calls;
-  row.actual_s = served.time_s;
+  static_cast<ServedShape&>(row) = served_shape(key, served);
   row.native_s = kNaN;
   const std::int64_t native_calls = here.calls + baseline.calls;
   if (native_calls > 0) {
@@ -114,24 +140,40 @@ SavingRow saving_row(const SavingKey& key, const ServedSums& served, const CallS
     row.native_s = (here.time_s + baseline.time_s) / static_cast<double>(native_calls) *
                    static_cast<double>(served.calls);
     row.native_note = measured_note(here.calls, baseline.calls);
-  } else if (estimator != nullptr) {
-    price_with_model(key, served, *estimator, row);
   } else {
-    row.native_note = "no native call measured and no model given";
+    row.native_note = have_baseline
+                          ? "not measured: no native call of this shape in this run or the "
+                            "baseline run"
+                          : "not measured: no native call of this shape in this run and no "
+                            "--baseline run";
   }
   if (served.by_algorithm.size() > 1) {
     row.native_note += fmt::format("; {} algorithms ran, {} the most", served.by_algorithm.size(),
                                    row.algorithm);
   }
-  row.saved_s = row.native_s - row.actual_s;  // NaN stays NaN: no estimate
+  row.saved_s = row.native_s - row.actual_s;  // NaN stays NaN: not measured
   return row;
+}
+
+std::string saving_basis(const Report& r, bool have_baseline) {
+  if (r.measured_saving_rows > 0) {
+    return fmt::format(
+        "measured: collsel's calls against native calls of the same collective, size and "
+        "communicator size {} ({} of {} call shapes)",
+        have_baseline ? fmt::format("in this run and the baseline run {}", r.baseline)
+                      : std::string("in this run"),
+        r.measured_saving_rows, r.savings.size());
+  }
+  return fmt::format(
+      "no native baseline measured{}: run the program once more with COLLSEL_DISABLE=all "
+      "(same COLLSEL_LOG_DIR or another) and pass that run's log directory with --baseline",
+      have_baseline ? " (the baseline run has no native call of the shapes collsel served)" : "");
 }
 
 }  // namespace
 
-std::vector<SavingRow> make_savings(const RunStats& stats, const RunStats* baseline,
-                                    const native::NativeEstimator* estimator,
-                                    double& saved_total) {
+void make_savings(const RunStats& stats, const RunStats* baseline,
+                  const native::NativeEstimator* estimator, Report& r) {
   std::map<SavingKey, ServedSums> served;
   for (const auto& [key, k] : stats.keys) {
     if (std::get<1>(key) == kNative) continue;
@@ -151,14 +193,28 @@ std::vector<SavingRow> make_savings(const RunStats& stats, const RunStats* basel
     const auto it = m.find(key);
     return it == m.end() ? CallSums{} : it->second;
   };
-  std::vector<SavingRow> rows;
-  saved_total = 0.0;
+  r.savings.clear();
+  r.estimates.clear();
+  r.measured_saving_rows = 0;
+  double measured = 0.0, estimated = 0.0;
+  int estimated_rows = 0;
   for (const auto& [key, s] : served) {  // map order: coll, comm_size, bucket
-    rows.push_back(saving_row(key, s, sums_of(here, key), sums_of(there, key), estimator));
-    if (!std::isnan(rows.back().saved_s)) saved_total += rows.back().saved_s;
+    r.savings.push_back(
+        saving_row(key, s, sums_of(here, key), sums_of(there, key), baseline != nullptr));
+    if (!std::isnan(r.savings.back().saved_s)) {
+      measured += r.savings.back().saved_s;
+      ++r.measured_saving_rows;
+    } else if (estimator != nullptr) {
+      r.estimates.push_back(estimate_row(key, s, *estimator));
+      if (!std::isnan(r.estimates.back().saved_s)) {
+        estimated += r.estimates.back().saved_s;
+        ++estimated_rows;
+      }
+    }
   }
-  return rows;
+  r.saved_measured_s = r.measured_saving_rows > 0 ? measured : kNaN;
+  r.saved_estimated_s = estimated_rows > 0 ? estimated : kNaN;
+  r.saving_basis = saving_basis(r, baseline != nullptr);
 }
-
 
 }  // namespace collsel::report::detail

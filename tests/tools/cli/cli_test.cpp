@@ -77,6 +77,29 @@ TEST(Report, JsonOfAKnownRun) {
   EXPECT_TRUE(found) << r.out;
 }
 
+// Issue 17: a saving is a headline only when native calls were measured. Without any (this run
+// served every call and no --baseline), the report says so and how to measure them.
+TEST(Report, WithoutABaselineNoSavingIsShown) {
+  const CommandResult r = run_collsel({"report", (kFixtures / "summary_level").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("time saved against the native collective: not measured"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("COLLSEL_DISABLE=all"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("saved (measured)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MODEL ESTIMATES, not measurements"), std::string::npos) << r.out;
+}
+
+TEST(Report, WithABaselineTheMeasuredSavingIsShown) {
+  const CommandResult r = run_collsel({"report", (kFixtures / "capped").string(), "--baseline",
+                                       (kFixtures / "baseline").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Bcast: 5 calls, 17 ms against 5 x 6.5 ms native; Scatter: 300 us against 2 x 200 us.
+  EXPECT_NE(r.out.find("saved (measured): +15.6 ms over 2 of 2 call shape(s)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("baseline run 20261124-090000-p3"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("MODEL ESTIMATES"), std::string::npos) << r.out;  // all measured
+}
+
 TEST(Report, RunOptionSelectsAnOlderRun) {
   const CommandResult r = run_collsel({"report", (kFixtures / "logdir").string(), "--run",
                                        "20261123-070000-p100", "--format", "json"});

@@ -70,6 +70,8 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   other.coll = Collective::scatter;
   other.algorithm = "scatter.flat";
   log.add(other);  // the table is full: the scatter overflow entry
+  log.add_uncovered({{"MPI_Alltoallv", pmpi::uncovered::Timing::whole, 5, 1.5e-3},
+                     {"MPI_Ibcast", pmpi::uncovered::Timing::initiation, 3, 2.5e-6}});
   log.close();
 
   const logs::RunLog read = logs::read_run_dir(run_dir);
@@ -155,7 +157,20 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
     EXPECT_EQ(h.modules[i].build_id, objects[i].build_id);
   }
 
+  // uncovered
+  ASSERT_EQ(read.uncovered.size(), 2u);
+  const logs::UncoveredRecord& u = read.uncovered[0];
+  EXPECT_EQ(u.run, "run-7");
+  EXPECT_EQ(u.world_rank, 3);
+  EXPECT_EQ(u.function, "MPI_Alltoallv");
+  EXPECT_EQ(u.timing, "whole");
+  EXPECT_EQ(u.calls, 5);
+  EXPECT_DOUBLE_EQ(u.time_s, 1.5e-3);
+  EXPECT_EQ(read.uncovered[1].function, "MPI_Ibcast");
+  EXPECT_EQ(read.uncovered[1].timing, "initiation");
+
   // end
+  EXPECT_TRUE(h.uncovered_counted);
   ASSERT_TRUE(h.end_calls.has_value());
   EXPECT_EQ(*h.end_calls, 1);
   EXPECT_EQ(h.summarised_calls, 2);

@@ -166,6 +166,100 @@ TEST(SimulateGraph, UsageErrorsExitWith2) {
   }
 }
 
+// ---- --penalties: seed 003 Fig. 3 replayed with the CLI alone ----------------------------------
+
+// Fig. 3's graph (the reconstruction of docs/MODELS.md: a, b, c from s1; d, e from s2; f from s3),
+// 20 MB = 20 MiB each (the printed numbers need it), all at 0.
+const std::string kFig3Graph =
+    "a s1 x 20MiB\nb s1 y 20MiB\nc s1 z 20MiB\nd s2 x 20MiB\ne s2 w 20MiB\nf s3 w 20MiB\n";
+// The printed penalties per step; the printed 3.33 and 2.33 are 10/3 and 7/3.
+const std::string kFig3Penalties =
+    "# seed 003 Fig. 3\n"
+    "a=3.5 b=3.5 c=3.5 d=10/3 e=10/3 f=1.5\n"
+    "a=3.5 b=3.5 c=3.5 d=7/3 e=7/3   # f is done\n"
+    "a=3 b=3 c=3.0\n";
+// Section 5's alpha = 5.105e-10 s/byte, given as its bandwidth.
+const std::string kFig3Bandwidth = [] {
+  std::ostringstream out;
+  out.precision(17);
+  out << 1.0 / 5.105e-10;
+  return out.str();
+}();
+
+::testing::AssertionResult printed(double actual, double printed_value) {
+  // The paper prints 6 significant digits.
+  if (std::fabs(actual - printed_value) <= 5e-6 * printed_value) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "got " << actual << ", printed " << printed_value;
+}
+
+TEST(SimulatePenalties, ReplaysSeed003Fig3) {
+  const TempDir dir("simulate");
+  const CommandResult r = run_collsel(
+      {"simulate", write_file(dir, "fig3.txt", kFig3Graph), "--penalties",
+       write_file(dir, "fig3-penalties.txt", kFig3Penalties), "--bandwidth", kFig3Bandwidth});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto t = completions(r.out);
+  ASSERT_EQ(t.size(), 6u) << r.out;
+  // "The first communication to end is communication f after a time of 0.016059 seconds ...
+  // The second step ends when communications d and e terminate at time 0.0297984 ... The last
+  // step ends at time 0.0363749."
+  EXPECT_TRUE(printed(t.at("f"), 0.0160590));
+  for (const char* n : {"d", "e"}) EXPECT_TRUE(printed(t.at(n), 0.0297984)) << n;
+  for (const char* n : {"a", "b", "c"}) EXPECT_TRUE(printed(t.at(n), 0.0363749)) << n;
+  EXPECT_NE(r.out.find("penalties from"), std::string::npos) << r.out;
+
+  const CommandResult j = run_collsel(
+      {"simulate", write_file(dir, "fig3.txt", kFig3Graph), "--penalties",
+       (dir.path() / "fig3-penalties.txt").string(), "--bandwidth", kFig3Bandwidth, "--format",
+       "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["rule"], "given");
+  ASSERT_EQ(doc["steps"].size(), 3u);
+  // "During that time the communications a, b and c have sent 8987820 bytes": 11983700 left.
+  EXPECT_NEAR(doc["steps"][0]["rows"][0]["bytes_remaining"].get<double>(), 11983700, 100);
+  EXPECT_NEAR(doc["steps"][1]["rows"][0]["bytes_remaining"].get<double>(), 4294170, 100);
+  EXPECT_NEAR(doc["steps"][0]["rows"][3]["penalty"].get<double>(), 10.0 / 3, 1e-12);
+}
+
+TEST(SimulatePenalties, AStepThatDoesNotMatchTheGraphIsNamedWithItsLine) {
+  const TempDir dir("simulate");
+  const std::string graph = write_file(dir, "fig3.txt", kFig3Graph);
+  const auto run = [&](const std::string& penalties) {
+    return run_collsel({"simulate", graph, "--penalties",
+                        write_file(dir, "p.txt", penalties), "--bandwidth", kFig3Bandwidth});
+  };
+  // Step 2 still lists f, which finished in step 1.
+  const CommandResult stale = run("a=3.5 b=3.5 c=3.5 d=10/3 e=10/3 f=1.5\n"
+                                  "a=3.5 b=3.5 c=3.5 d=7/3 e=7/3 f=1\na=3 b=3 c=3\n");
+  EXPECT_EQ(stale.exit_code, 2);
+  EXPECT_NE(stale.err.find("p.txt:2: step 2 of the graph holds 5 communication(s)"),
+            std::string::npos) << stale.err;
+  // Too few steps, too many, a name the graph lacks, a penalty below 1.
+  const CommandResult short_file = run("a=3.5 b=3.5 c=3.5 d=10/3 e=10/3 f=1.5\n");
+  EXPECT_EQ(short_file.exit_code, 2);
+  EXPECT_NE(short_file.err.find("the graph has a step 2"), std::string::npos) << short_file.err;
+  const CommandResult long_file = run(kFig3Penalties + "a=1\n");
+  EXPECT_EQ(long_file.exit_code, 2);
+  EXPECT_NE(long_file.err.find("the file gives 4 steps, the graph has 3"), std::string::npos)
+      << long_file.err;
+  const CommandResult unknown = run("a=3.5 b=3.5 c=3.5 d=10/3 e=10/3 g=1.5\n");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("p.txt:1: 'g' is not a communication of the graph"),
+            std::string::npos) << unknown.err;
+  const CommandResult below = run("a=0.5\n");
+  EXPECT_EQ(below.exit_code, 2);
+  EXPECT_NE(below.err.find("p.txt:1: 'a=0.5' is not NAME=PENALTY"), std::string::npos)
+      << below.err;
+  // A rule and given penalties contradict each other.
+  EXPECT_EQ(run_collsel({"simulate", graph, "--penalties", (dir.path() / "p.txt").string(),
+                         "--bandwidth", "1e9", "--rule", "fair"})
+                .exit_code,
+            2);
+}
+
 // ---- algorithm mode --------------------------------------------------------------------------
 
 // What the CLI should have computed: the registered schedule with the closed form's parameters,

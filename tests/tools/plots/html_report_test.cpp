@@ -3,6 +3,7 @@
 // still holds every table and says why. The rendering in a browser is html_chromium_test.py.
 #include "tools/plots/html_report.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -83,6 +84,38 @@ TEST(HtmlReport, TablesOfEverySection) {
   EXPECT_NE(page.find("-30.0%"), std::string::npos);          // its E_rel
   EXPECT_NE(page.find("20261124-100000-p42"), std::string::npos);
   EXPECT_NE(page.find("15.0 µs"), std::string::npos);  // saved, in the header card
+}
+
+// Issue 17: without a measured native time the header card shows no saving, says so, and how to
+// measure one; the model's estimates have their own section, named as estimates.
+TEST(HtmlReport, NoBaselineNoSavingCard) {
+  report::Report r = hand_made_report();
+  r.savings.front().native_s = r.savings.front().saved_s = NAN;
+  r.savings.front().native_basis.clear();
+  r.measured_saving_rows = 0;
+  r.saved_measured_s = NAN;
+  r.saving_basis = "no native baseline measured: run the program once more with COLLSEL_DISABLE=all";
+  report::EstimateRow e;
+  e.coll = "bcast";
+  e.algorithm = "bcast.binomial";
+  e.native_algorithm = "bcast.chain";
+  e.actual_s = 5.5e-5;
+  e.ratio = 2.0;
+  e.native_s = 1.1e-4;
+  e.saved_s = 5.5e-5;
+  e.how = "55.0 us measured x (2 / 1)";
+  r.estimates = {e};
+  r.saved_estimated_s = e.saved_s;
+  const std::string page = render_html(r, {});
+  const std::size_t card = page.find("id=\"saved-card\"");
+  ASSERT_NE(card, std::string::npos);
+  const std::string card_html = page.substr(card, page.find("</div>\n</div>", card) - card);
+  EXPECT_NE(card_html.find("not measured"), std::string::npos) << card_html;
+  EXPECT_NE(card_html.find("COLLSEL_DISABLE=all"), std::string::npos) << card_html;
+  EXPECT_EQ(card_html.find("µs"), std::string::npos) << card_html;  // no figure at all
+  EXPECT_NE(page.find("id=\"estimates\""), std::string::npos);
+  EXPECT_NE(page.find("Model estimates (not measurements)"), std::string::npos);
+  EXPECT_NE(page.find("Estimated total (model, not measured)"), std::string::npos);
 }
 
 TEST(HtmlReport, TextIsEscaped) {

@@ -242,6 +242,12 @@ const SavingRow* find_saving(const Report& r, std::string_view coll) {
   return it == r.savings.end() ? nullptr : &*it;
 }
 
+const EstimateRow* find_estimate(const Report& r, std::string_view coll) {
+  const auto it = std::find_if(r.estimates.begin(), r.estimates.end(),
+                               [&](const EstimateRow& e) { return e.coll == coll; });
+  return it == r.estimates.end() ? nullptr : &*it;
+}
+
 bool has_warning(const Report& r, std::string_view a, std::string_view b = "") {
   return std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& w) {
     return w.find(a) != std::string::npos && w.find(b) != std::string::npos;
@@ -359,7 +365,7 @@ TEST(Report, ErrorsOfTracedAndSummarisedCallsAreSeparateRows) {
   EXPECT_EQ(find_error(r, "*", "summary"), nullptr);
 }
 
-TEST(Report, SavingsUseTheRunsNativeCallsElseTheModelForMpichsChoice) {
+TEST(Report, SavingsAreMeasuredAndTheModelsGuessesAreEstimatesApart) {
   const Report r = capped_report();
   ASSERT_EQ(r.savings.size(), 2U);
   // Scatter: 4 native calls of this run at the slower rank's mean, 200 us; collsel's 2 calls took
@@ -373,17 +379,31 @@ TEST(Report, SavingsUseTheRunsNativeCallsElseTheModelForMpichsChoice) {
   EXPECT_NEAR(scatter->native_s, 0.0004, kTol);
   EXPECT_NEAR(scatter->saved_s, 0.0001, kTol);
   EXPECT_NE(scatter->native_note.find("4 native call(s) of this run"), std::string::npos);
+  EXPECT_EQ(find_estimate(r, "scatter"), nullptr);  // measured: no estimate beside it
 
-  // Bcast: no native call; below 8 ranks MPICH runs the binomial tree collsel ran, so the model's
-  // ratio is 1 and nothing was saved.
+  // Bcast: no native call, so no measured saving; the model's estimate is apart. Below 8 ranks
+  // MPICH runs the binomial tree collsel ran, so the model's ratio is 1 and nothing was saved.
   const SavingRow* bcast = find_saving(r, "bcast");
   ASSERT_NE(bcast, nullptr);
-  EXPECT_EQ(bcast->native_basis, "model:bcast.binomial");
-  EXPECT_EQ(bcast->native_calls, 0);
-  EXPECT_NEAR(bcast->native_s, 0.017, kTol);
-  EXPECT_NEAR(bcast->saved_s, 0.0, kTol);
-  EXPECT_NE(bcast->native_note.find("MPIR_Bcast_intra_binomial"), std::string::npos);
-  EXPECT_NEAR(r.saved_s_total, scatter->saved_s + bcast->saved_s, kTol);
+  EXPECT_TRUE(bcast->native_basis.empty());
+  EXPECT_TRUE(std::isnan(bcast->native_s));
+  EXPECT_TRUE(std::isnan(bcast->saved_s));
+  EXPECT_NE(bcast->native_note.find("not measured"), std::string::npos) << bcast->native_note;
+  const EstimateRow* guess = find_estimate(r, "bcast");
+  ASSERT_NE(guess, nullptr);
+  EXPECT_EQ(guess->native_algorithm, "bcast.binomial");
+  EXPECT_NEAR(guess->native_s, 0.017, kTol);
+  EXPECT_NEAR(guess->ratio, 1.0, kTol);
+  EXPECT_NEAR(guess->saved_s, 0.0, kTol);
+  EXPECT_NEAR(guess->native_predicted_s, guess->ran_predicted_s, kTol);
+  EXPECT_NE(guess->how.find("MPIR_Bcast_intra_binomial"), std::string::npos) << guess->how;
+  EXPECT_NE(guess->how.find("the measured time x (the model's prediction"), std::string::npos)
+      << guess->how;
+  // The measured headline counts the measured row only; the estimate has its own total.
+  EXPECT_EQ(r.measured_saving_rows, 1);
+  EXPECT_NEAR(r.saved_measured_s, scatter->saved_s, kTol);
+  EXPECT_NEAR(r.saved_estimated_s, guess->saved_s, kTol);
+  EXPECT_NE(r.saving_basis.find("measured"), std::string::npos) << r.saving_basis;
 }
 
 TEST(Report, BaselineNativeCallsCountAsMeasured) {
@@ -397,6 +417,36 @@ TEST(Report, BaselineNativeCallsCountAsMeasured) {
   EXPECT_NEAR(bcast->native_s, 5 * 0.0065, kTol);
   EXPECT_NEAR(bcast->saved_s, 5 * 0.0065 - 0.017, kTol);
   EXPECT_NE(bcast->native_note.find("2 native call(s) of the baseline run"), std::string::npos);
+  EXPECT_TRUE(r.estimates.empty());  // every shape measured
+  EXPECT_EQ(r.measured_saving_rows, 2);
+  EXPECT_NEAR(r.saved_measured_s, bcast->saved_s + find_saving(r, "scatter")->saved_s, kTol);
+  EXPECT_NE(r.saving_basis.find("baseline run 20261124-090000-p3"), std::string::npos)
+      << r.saving_basis;
+}
+
+TEST(Report, WithoutAnyNativeCallThereIsNoSavingHeadline) {
+  // The capped run without its native Scatters: nothing served was measured against native.
+  logs::RunLog log = logs::read_run(kFixtures / "capped");
+  std::erase_if(log.calls, [](const logs::LoggedCall& c) { return c.algorithm == "native"; });
+  std::erase_if(log.summaries, [](const logs::SummaryRecord& s) { return s.algorithm == "native"; });
+  Options options;
+  options.estimator = &embedded_estimator();
+  const Report r = build_report(log, options);
+  ASSERT_FALSE(r.savings.empty());
+  EXPECT_EQ(r.measured_saving_rows, 0);
+  EXPECT_TRUE(std::isnan(r.saved_measured_s));
+  EXPECT_NE(r.saving_basis.find("no native baseline measured"), std::string::npos);
+  EXPECT_NE(r.saving_basis.find("COLLSEL_DISABLE=all"), std::string::npos);
+  EXPECT_NE(r.saving_basis.find("--baseline"), std::string::npos);
+  EXPECT_FALSE(r.estimates.empty());  // the model's guesses stay, apart
+  const std::string text = format_text(r);
+  EXPECT_NE(text.find("time saved against the native collective: not measured"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("saved (measured)"), std::string::npos) << text;
+  EXPECT_NE(text.find("MODEL ESTIMATES, not measurements"), std::string::npos) << text;
+  const json doc = json::parse(format_json(r));
+  EXPECT_TRUE(doc.at("saved_measured_s").is_null());
+  EXPECT_EQ(doc.at("measured_saving_rows"), 0);
 }
 
 TEST(Report, WithoutAModelUnmeasuredShapesHaveNoEstimate) {
@@ -406,7 +456,9 @@ TEST(Report, WithoutAModelUnmeasuredShapesHaveNoEstimate) {
   EXPECT_TRUE(bcast->native_basis.empty());
   EXPECT_TRUE(std::isnan(bcast->native_s));
   EXPECT_TRUE(std::isnan(bcast->saved_s));
-  EXPECT_NEAR(r.saved_s_total, find_saving(r, "scatter")->saved_s, kTol);
+  EXPECT_TRUE(r.estimates.empty());
+  EXPECT_TRUE(std::isnan(r.saved_estimated_s));
+  EXPECT_NEAR(r.saved_measured_s, find_saving(r, "scatter")->saved_s, kTol);
 }
 
 TEST(Report, CallsSplitByDifferentTraceCapsCountOnce) {
@@ -439,10 +491,12 @@ TEST(Report, ASummaryLevelRunHasEverySectionButTheTraceRows) {
   ASSERT_NE(e, nullptr);
   EXPECT_NEAR(e->mean_rel_error, (0.00015 - 0.0002) / 0.0002, kTol);
   ASSERT_EQ(r.savings.size(), 1U);
+  EXPECT_TRUE(std::isnan(r.savings[0].saved_s));  // no native call: not measured
+  ASSERT_EQ(r.estimates.size(), 1U);
   // Below 8 ranks MPICH exchanges 16 B blocks with "scattered": the windowed stand-in, against
   // the Bruck exchange that ran; the measured 2 ms scaled by the model's ratio of the two.
-  const SavingRow& s = r.savings[0];
-  EXPECT_EQ(s.native_basis, "model:alltoall.windowed");
+  const EstimateRow& s = r.estimates[0];
+  EXPECT_EQ(s.native_algorithm, "alltoall.windowed");
   const native::NativeEstimator& model = embedded_estimator();
   const auto windowed = model.estimate(Collective::alltoall, 2, 16).predicted_s;
   const auto bruck = model.price(Collective::alltoall, 2, 16, "alltoall.bruck").predicted_s;
@@ -473,9 +527,11 @@ TEST(Report, UnknownCollectivesAndDamagedSizesAreReportedNotPriced) {
   options.estimator = &embedded_estimator();
   const Report r = build_report(log, options);
   ASSERT_EQ(r.savings.size(), 2U);
-  for (const SavingRow& s : r.savings) {
-    EXPECT_TRUE(std::isnan(s.saved_s));
-    EXPECT_NE(s.native_note.find("cannot price"), std::string::npos) << s.native_note;
+  for (const SavingRow& s : r.savings) EXPECT_TRUE(std::isnan(s.saved_s));
+  ASSERT_EQ(r.estimates.size(), 2U);
+  for (const EstimateRow& e : r.estimates) {
+    EXPECT_TRUE(std::isnan(e.saved_s));
+    EXPECT_NE(e.how.find("cannot price"), std::string::npos) << e.how;
   }
   EXPECT_EQ(r.totals.size(), 2U);
 }
@@ -526,7 +582,12 @@ TEST(Report, JsonHoldsTheNewSectionsWithTheirNumbers) {
   EXPECT_EQ(scatter->at("native_basis"), "measured");
   EXPECT_EQ(scatter->at("bytes_lo"), 64);
   EXPECT_EQ(scatter->at("bytes_hi"), 127);
-  EXPECT_TRUE(doc.at("saved_s_total").is_number());
+  EXPECT_TRUE(doc.at("saved_measured_s").is_number());
+  EXPECT_EQ(doc.at("measured_saving_rows"), 1);
+  const json& estimate = doc.at("estimates").at(0);
+  EXPECT_EQ(estimate.at("coll"), "bcast");
+  EXPECT_EQ(estimate.at("native_algorithm"), "bcast.binomial");
+  EXPECT_TRUE(estimate.at("how").get<std::string>().find("x (") != std::string::npos);
   for (const json& site : doc.at("call_sites")) {
     for (const char* key : {"site", "frames", "coll", "calls", "time_s", "mean_s", "min_s",
                             "max_s", "algorithms", "ranks"}) {
@@ -569,6 +630,10 @@ TEST(Report, CsvWritesOneSectionWithItsOwnHeader) {
     }
   }
 
+  const auto estimates = parse_csv(format_csv(r, Section::estimates));
+  ASSERT_EQ(estimates.size(), r.estimates.size() + 1);
+  EXPECT_EQ(estimates[1][csv_column(estimates, "native_algorithm")], "bcast.binomial");
+
   // Every section has a header even when it has no row.
   const auto empty = parse_csv(format_csv(Report{}, Section::savings));
   ASSERT_EQ(empty.size(), 1U);
@@ -582,9 +647,48 @@ TEST(Report, TextHasEverySection) {
   const std::string text = format_text(capped_report());
   for (const char* title : {"time per collective and algorithm", "top call sites",
                             "predicted vs actual", "time saved against the native collective",
+                            "MODEL ESTIMATES, not measurements",
                             "traced calls by exact size", "WARNING: the trace cap"}) {
     EXPECT_NE(text.find(title), std::string::npos) << title;
   }
+}
+
+// Issue 17, item 4: the collectives collsel does not serve, and the share of time it served.
+TEST(Report, UncoveredCallsAndTheServedShare) {
+  const Report r = build_report(logs::read_run(kFixtures / "uncovered"));
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front();
+  ASSERT_EQ(r.uncovered.size(), 2U);
+  // The largest per-rank count and time, sorted by time.
+  EXPECT_EQ(r.uncovered[0].function, "MPI_Allreduce");
+  EXPECT_EQ(r.uncovered[0].timing, "whole");
+  EXPECT_EQ(r.uncovered[0].calls, 4);
+  EXPECT_NEAR(r.uncovered[0].time_s, 0.006, kTol);
+  EXPECT_EQ(r.uncovered[0].ranks, 2);
+  EXPECT_EQ(r.uncovered[1].function, "MPI_Ibcast");
+  EXPECT_EQ(r.uncovered[1].timing, "initiation");
+  const Coverage& c = r.coverage;
+  EXPECT_TRUE(c.counted);
+  EXPECT_NEAR(c.served_s, 0.003, kTol);
+  EXPECT_NEAR(c.native_s, 0.001, kTol);
+  EXPECT_NEAR(c.uncovered_s, 0.006, kTol);
+  EXPECT_NEAR(c.initiation_s, 0.0002, kTol);  // shown, not in the share
+  EXPECT_NEAR(c.served_share, 0.3, kTol);
+  const std::string text = format_text(r);
+  EXPECT_NE(text.find("share served:  30.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("initiation only, not in the share"), std::string::npos) << text;
+  const json doc = json::parse(format_json(r));
+  EXPECT_NEAR(doc.at("coverage").at("served_share").get<double>(), 0.3, kTol);
+  const auto csv = parse_csv(format_csv(r, Section::uncovered));
+  ASSERT_EQ(csv.size(), 3U);
+  EXPECT_EQ(csv[1][csv_column(csv, "function")], "MPI_Allreduce");
+}
+
+TEST(Report, LogsThatDidNotCountUncoveredCallsSayTheShareIsUnknown) {
+  const Report r = build_report(logs::read_run(kFixtures / "capped"));
+  EXPECT_FALSE(r.coverage.counted);
+  EXPECT_TRUE(std::isnan(r.coverage.served_share));
+  EXPECT_NE(format_text(r).find("not counted"), std::string::npos);
+  EXPECT_TRUE(json::parse(format_json(r)).at("coverage").at("served_share").is_null());
 }
 
 // ---- MPICH 4.0's own choice (tools/native_choice.hpp) ---------------------------------------
