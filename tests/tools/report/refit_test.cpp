@@ -16,8 +16,8 @@ MergedCall call(const std::string& algorithm, double predicted, double actual) {
   return c;
 }
 
-models::ModelFile a_model() {
-  const models::ModelLoad l = models::parse_model(R"(format_version = 1
+// A valid model up to its [corrections] header (line 9); the tests add the entries.
+constexpr std::string_view kModelUpToCorrections = R"(format_version = 1
 name = "t"
 [plogp]
 latency_s = 1e-5
@@ -26,9 +26,14 @@ gap_s = [1e-6, 2e-6]
 send_overhead_s = [1e-7, 2e-7]
 recv_overhead_s = [1e-7, 2e-7]
 [corrections]
-"bcast.chain" = 2.0
-)",
-                                                  "t.toml");
+)";
+
+models::ModelLoad with_corrections(const std::string& entries) {
+  return models::parse_model(std::string(kModelUpToCorrections) + entries, "t.toml");
+}
+
+models::ModelFile a_model() {
+  const models::ModelLoad l = with_corrections("\"bcast.chain\" = 2.0\n");
   EXPECT_TRUE(l.model) << (l.diagnostics.empty() ? "" : l.diagnostics[0].format());
   return *l.model;
 }
@@ -62,18 +67,7 @@ TEST(Refit, MedianRatioComposedWithTheModelsFactor) {
 }
 
 TEST(Refit, AFactorOutsideTheFilesBoundsIsAnError) {
-  const models::ModelLoad l = models::parse_model(R"(format_version = 1
-name = "t"
-[plogp]
-latency_s = 1e-5
-sizes_bytes = [0, 1024]
-gap_s = [1e-6, 2e-6]
-send_overhead_s = [1e-7, 2e-7]
-recv_overhead_s = [1e-7, 2e-7]
-[corrections]
-"bcast.chain" = 5000.0
-)",
-                                                  "t.toml");
+  const models::ModelLoad l = with_corrections("\"bcast.chain\" = 5000.0\n");
   EXPECT_FALSE(l.model);
   ASSERT_FALSE(l.diagnostics.empty());
   EXPECT_NE(l.diagnostics[0].format().find("t.toml:10: [corrections] bcast.chain"),
