@@ -58,4 +58,10 @@ bool serves_this_process() {
   return serves;
 }
 
+bool g_serves_this_process = true;
+
+namespace {
+__attribute__((constructor)) void decide_at_load() { g_serves_this_process = serves_this_process(); }
+}  // namespace
+
 }  // namespace collsel::pmpi

@@ -8,4 +8,9 @@ namespace collsel::pmpi {
 // when false, every entry point passes its arguments untouched to the program's own MPI.
 bool serves_this_process();
 
+// The same answer, decided when the library is loaded (a constructor) and read without a call:
+// a pass-through wrapper that only tests it can hand its registers on untouched, as a tail call
+// (pmpi/uncovered.cpp). Written once, before main(), and only read afterwards.
+extern bool g_serves_this_process;
+
 }  // namespace collsel::pmpi
