@@ -16,9 +16,6 @@ using toml_input::line_of;
 using toml_input::Reader;
 
 constexpr std::string_view kIgnored = "; the learned table is ignored and the model decides";
-constexpr std::string_view kShapeKeys[] = {"coll",  "comm_size",     "bytes",     "root",
-                                           "model_choice", "chosen", "calls",
-                                           "explore_calls", "measured_s"};
 
 // One shape, or the first problem found in it.
 struct ShapeRead {
