@@ -50,6 +50,8 @@ program e2e_fortran
     end do
     calls = calls + 3
   end do
+  ! Only rank 0 receives the sum: every other rank must start from 0, or it may stop 1 on garbage.
+  total = 0
   call MPI_REDUCE(errors, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A,I0,A,I0,A)', 'E2E calls=', calls, ' errors=', total, &
                         ' colls=bcast,scatter,alltoall'
