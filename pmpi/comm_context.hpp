@@ -39,8 +39,11 @@ struct ShapeState {
   std::optional<ShapeMonitor> monitor;
 
   // What the coming call runs, with its rung (measured or explore when the monitor moved off the
-  // model's choice).
+  // model's choice). An empty ranking is the native routine: what a shape becomes, on every rank
+  // alike, when its decision failed on one of them (runtime.cpp, choose()); it needs no
+  // allocation, so that fallback cannot fail in turn.
   [[nodiscard]] Choice current() const {
+    if (ranking.empty()) return Choice{};
     if (!monitor) return ranking.front();
     const AdaptStep step = monitor->step();
     Choice c = ranking[static_cast<std::size_t>(step.candidate)];
@@ -80,6 +83,8 @@ class CommContext {
   // nullptr when the shape is not cached yet.
   ShapeState* cached(const CallShape& shape);
   ShapeState& remember(const CallShape& shape, ShapeState state);
+  // Drops a shape's entry (never allocates, never throws): the next call decides it afresh.
+  void forget(const CallShape& shape) noexcept { cache_.erase(shape); }
   // What the monitors of this communicator learned, including shapes the cache let go of.
   [[nodiscard]] std::vector<LearnedShape> learned() const;
 

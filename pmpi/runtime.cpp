@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <span>
@@ -69,6 +71,10 @@ struct Runtime::Impl {
 
   std::mutex notes_mutex;
   std::set<Collective> noted;  // collectives whose decision note was printed already
+  std::atomic<bool> local_failure_noted{false};
+  // What choose() hands out when the ranks could not agree on a decision: the native routine
+  // (an empty ranking, no monitor). Never modified, so threads may share it.
+  ShapeState undecided;
 
   // What the monitors learned: harvested from contexts when they are freed and at finalize.
   std::mutex learned_mutex;
@@ -121,12 +127,36 @@ struct Runtime::Impl {
     for (LearnedShape& l : ctx.learned()) learned.merge(std::move(l));
   }
 
-  // The shape's state, decided now when `fresh` (the communicator had not seen the shape).
+  // The shape's state, decided now when `fresh` (the communicator had not seen the shape). Every
+  // rank decides from equal values, but a decision can still fail on one rank alone (an
+  // allocation in the model's evaluation or in the cache). The ranks therefore agree before any
+  // schedule starts: either every rank keeps its decision, or every rank runs this call natively
+  // and decides the shape afresh on its next call. The agreement is one small allreduce per new
+  // shape, on the user's communicator (where collectives are never concurrent, which a private
+  // communicator shared by several user communicators cannot promise); its cost is in the call's
+  // set-up time, never in its measured time.
   template <class Call>
-  ShapeState& choose(CommContext& ctx, const CallShape& shape, bool& fresh) {
+  ShapeState& choose(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape, bool& fresh) {
     fresh = false;
     if (ShapeState* st = ctx.cached(shape)) return *st;
     fresh = true;
+    ShapeState* decided = nullptr;
+    try {
+      if (boot.inject == InjectedFailure::decide) throw std::bad_alloc();
+      decided = &decide_shape<Call>(ctx, shape);
+    } catch (const std::exception& e) {
+      note_local_failure(shape, e.what());
+    }
+    const int ok = decided != nullptr ? 1 : 0;
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, user_comm);
+    if (all_ok == 1) return *decided;
+    ctx.forget(shape);
+    return undecided;
+  }
+
+  template <class Call>
+  ShapeState& decide_shape(CommContext& ctx, const CallShape& shape) {
     const Decision d = decide(shape, models, boot.config.policy, ctx.placement());
     // Only an override that could not be honoured is news to the user; a disabled collective or
     // a model's choice is what they asked for.
@@ -139,6 +169,44 @@ struct Runtime::Impl {
     std::vector<int> ranking = adapt_ranking(d, boot.config.adapt);
     if (!ranking.empty()) add_monitor<Call>(st, d, std::move(ranking), shape);
     return ctx.remember(shape, std::move(st));
+  }
+
+  // Said once per rank: the failing rank is the one that knows why.
+  void note_local_failure(const CallShape& shape, const char* what) {
+    if (local_failure_noted.exchange(true)) return;
+    std::fprintf(stderr,
+                 "collsel: rank %d: deciding %s of %llu bytes failed (%s); every rank runs the "
+                 "call natively and decides again on the next one; further such failures are not "
+                 "reported\n",
+                 world_rank, std::string(collective_name(shape.coll)).c_str(),
+                 static_cast<unsigned long long>(shape.bytes), what);
+  }
+
+  // Runs a registry row. From its first message on, the row's peers are inside the same schedule,
+  // so a failure here (an allocation inside the algorithm, say) cannot be answered by the native
+  // routine on this rank alone: its peers would wait forever, or match its messages against
+  // another collective. collsel says what failed and aborts the job through the user's
+  // communicator, as MPICH's own collectives end when their scratch allocation fails under the
+  // default error handler: no deadlock, and no data returned silently wrong. Everything that can
+  // fail before the schedule is agreed in choose() instead.
+  template <class Call>
+  int run_row(const Algorithm<Call>& row, const Call& call, const Choice& choice,
+              MPI_Comm user_comm) {
+    try {
+      if (boot.inject == InjectedFailure::schedule) throw std::bad_alloc();
+      return row.run(call, choice.params);
+    } catch (const std::exception& e) {
+      const bool no_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+      // std::fprintf: nothing here may need the memory that just ran out.
+      std::fprintf(stderr,
+                   "collsel: rank %d: %.*s failed inside its schedule (%s); the other ranks are "
+                   "already in it, so collsel aborts the job rather than leave them waiting; "
+                   "COLLSEL_DISABLE=all runs every collective natively\n",
+                   world_rank, static_cast<int>(row.view.name.size()), row.view.name.data(),
+                   e.what());
+      PMPI_Abort(user_comm, no_memory ? MPI_ERR_NO_MEM : MPI_ERR_INTERN);
+      return MPI_ERR_INTERN;  // PMPI_Abort does not return
+    }
   }
 
   // The runners-up the monitor may try, and where it starts: the learned table's choice for this
@@ -187,38 +255,46 @@ struct Runtime::Impl {
     CommContext& ctx = context(comm);
     const std::optional<Served<Call>> served = prepare(ctx);
     if (!served) return go_native();
-    return serve<Call>(ctx, served->shape, start, served->call, native);
+    return serve<Call>(ctx, comm, served->shape, start, served->call, native);
   }
 
   // Decides (cached), runs the chosen registry row on the private communicator or `native()`,
   // logs the call.
   template <class Call, class Native>
-  int serve(CommContext& ctx, const CallShape& shape, double start, const Call& call,
-            Native native) {
+  int serve(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape, double start,
+            const Call& call, Native native) {
     bool fresh = false;
-    ShapeState& state = choose<Call>(ctx, shape, fresh);
+    ShapeState& state = choose<Call>(ctx, user_comm, shape, fresh);
     const Choice choice = state.current();
     std::string_view name = kNativeName;
     int rc = MPI_SUCCESS;
     const double run_start = PMPI_Wtime();
     if (const auto* row = std::get_if<const Algorithm<Call>*>(&choice.row)) {
       name = (*row)->view.name;
-      rc = (*row)->run(call, choice.params);
+      rc = run_row(**row, call, choice, user_comm);
     } else {
       rc = native();
     }
     const double end = PMPI_Wtime();
-    // A call logs its algorithm's time; what a new communicator or shape cost before it is its
-    // set-up, logged apart so the model's errors stay clean.
-    record(ctx, shape, choice, name, run_start, end, fresh ? run_start - start : 0.0);
-    // The monitor sees the algorithm's time only; at its agreed points every rank of the
-    // communicator reduces, on the private communicator, so the next call's algorithm comes from
-    // the same value everywhere (selector/adapt.hpp).
-    if (state.monitor && state.monitor->record(end - run_start)) {
-      const double local = state.monitor->local_value();
-      double agreed = local;
-      PMPI_Allreduce(&local, &agreed, 1, MPI_DOUBLE, MPI_MAX, ctx.comm());
-      state.monitor->agree(agreed);
+    // The collective has run: nothing below may throw to the entry point, which would run the
+    // native routine a second time.
+    try {
+      // A call logs its algorithm's time; what a new communicator or shape cost before it is
+      // its set-up, logged apart so the model's errors stay clean.
+      record(ctx, shape, choice, name, run_start, end, fresh ? run_start - start : 0.0);
+      // The monitor sees the algorithm's time only; at its agreed points every rank of the
+      // communicator reduces, so the next call's algorithm comes from the same value everywhere
+      // (selector/adapt.hpp). On the user's communicator, like choose()'s agreement: the
+      // private one may be shared, and collectives on it could then run concurrently.
+      if (state.monitor && state.monitor->record(end - run_start)) {
+        const double local = state.monitor->local_value();
+        double agreed = local;
+        PMPI_Allreduce(&local, &agreed, 1, MPI_DOUBLE, MPI_MAX, user_comm);
+        state.monitor->agree(agreed);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "collsel: rank %d: after the call (%s); its result stands\n",
+                   world_rank, e.what());
     }
     return rc;
   }

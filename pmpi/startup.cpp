@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -270,6 +271,20 @@ void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool spe
   }
 }
 
+// COLLSEL_TEST_FAIL=STAGE@RANK (startup.hpp): this rank's stage, none for every other rank.
+InjectedFailure injected_failure(int world_rank) {
+  const char* value = std::getenv("COLLSEL_TEST_FAIL");
+  if (value == nullptr) return InjectedFailure::none;
+  const std::string_view text(value);
+  const std::size_t at = text.find('@');
+  if (at == std::string_view::npos || text.substr(at + 1) != std::to_string(world_rank)) {
+    return InjectedFailure::none;
+  }
+  if (text.substr(0, at) == "decide") return InjectedFailure::decide;
+  if (text.substr(0, at) == "schedule") return InjectedFailure::schedule;
+  return InjectedFailure::none;
+}
+
 }  // namespace
 
 Startup start_up(MPI_Comm comm, int world_rank) {
@@ -284,6 +299,7 @@ Startup start_up(MPI_Comm comm, int world_rank) {
   load(payload, rank == 0, s);
   open_log(boot, payload.run_id, world_rank, rank == 0, s);
   PMPI_Comm_free(&boot);
+  s.inject = injected_failure(world_rank);
   return s;
 }
 

@@ -19,8 +19,17 @@
 
 namespace collsel::pmpi {
 
+// A test-only hook (tests/pmpi/e2e.py, case local_failure): COLLSEL_TEST_FAIL=STAGE@RANK makes
+// world rank RANK throw std::bad_alloc at STAGE, to show that a failure on one rank never leaves
+// ranks in different collectives. "decide": every decision of a new call shape, which collsel
+// agrees on before any schedule starts; "schedule": every run of an algorithm, a failure inside a
+// schedule its peers have entered. Read per rank on purpose: the failure it stands for is
+// rank-local.
+enum class InjectedFailure { none, decide, schedule };
+
 struct Startup {
   Config config;
+  InjectedFailure inject = InjectedFailure::none;  // this rank's, from COLLSEL_TEST_FAIL
   std::optional<models::ModelFile> calibrated;
   std::optional<models::ModelFile> fallback;  // the embedded default model
   // The model in use simulates schedules ([contention] use != never): contexts then gather their

@@ -184,6 +184,48 @@ def case_forced(args, work):
             check(r["rung"] != "override", f"scatter was not forced: {r}")
 
 
+def case_local_failure(args, work):
+    """A failure on one rank alone (issue 17, item 5; the COLLSEL_TEST_FAIL hook throws
+    std::bad_alloc on the last rank). Before the schedule (deciding a new shape) the ranks agree:
+    every rank runs that call natively, results stay right, one message from the failing rank.
+    Inside the schedule (the forced algorithm's run) its peers are already waiting on it: the job
+    must end (no deadlock, no verdict printed from wrong data) with collsel's message."""
+    failing = args.ranks - 1
+    logdir = work / "logs"
+    env = base_env(logdir)
+    env["COLLSEL_FORCE_BCAST"] = "bcast.binomial"
+    env["COLLSEL_FORCE_SCATTER"] = "scatter.binomial"
+    env["COLLSEL_FORCE_ALLTOALL"] = "alltoall.pairwise"
+    env["COLLSEL_TEST_FAIL"] = f"decide@{failing}"
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, f"rank {failing}", "deciding", "natively")
+    calls = read_logs(logdir, args.ranks)
+    check(len({r["world_rank"] for r in calls}) == args.ranks, "a rank has no records")
+    for r in calls:
+        check(r["algorithm"] == "native" and r["rung"] == "native",
+              f"a rank ran collsel's schedule although the decision failed on rank {failing}: {r}")
+
+    # Without the hook the same run is served by the forced algorithms: the case above can fail.
+    del env["COLLSEL_TEST_FAIL"]
+    env["COLLSEL_LOG_DIR"] = str(work / "logs-clean")
+    proc = run(args, env, work)
+    program_verdict(proc)
+    check(all(r["algorithm"] != "native" for r in read_logs(work / "logs-clean", args.ranks)),
+          "forced algorithms did not run without the injected failure")
+
+    env["COLLSEL_TEST_FAIL"] = f"schedule@{failing}"
+    env["COLLSEL_LOG_DIR"] = str(work / "logs-abort")
+    proc = run(args, env, work)
+    check(proc.returncode not in (0, 124),
+          f"the job neither failed nor was it stopped cleanly (exit {proc.returncode}; 124 is the "
+          f"timeout: a deadlock)\n{proc.stderr}")
+    check("E2E calls=" not in proc.stdout, f"a verdict was printed:\n{proc.stdout}")
+    check(any(f"rank {failing}" in m and "failed inside its schedule" in m
+              for m in collsel_messages(proc.stderr)),
+          f"no message from the failing rank:\n{proc.stderr}")
+
+
 def case_disabled(args, work):
     """COLLSEL_DISABLE=all: every call runs the native routine, and is still logged."""
     logdir = work / "logs"
