@@ -50,6 +50,17 @@ SHARED_BYTES = 4 * MIB
 MAX_VARIANT_WALL_S = 30
 
 
+# At 1024 simulated ranks one call of one variant costs minutes of wall time (the first attempt
+# with every variant did not finish its first point in 30 minutes), so a simulation forces only
+# the algorithms that won somewhere at P = 256 (docs/BENCHMARKS.md, "At scale") besides collsel's
+# choices, and only the MPICH and Open MPI selectors run as natives.
+FIXED_AT_1024 = {
+    "bcast": ["bcast.binomial", "bcast.binomial_segmented", "bcast.chain_segmented"],
+    "scatter": ["scatter.flat", "scatter.binomial"],
+    "alltoall": ["alltoall.pairwise", "alltoall.bruck", "alltoall.windowed"],
+}
+
+
 def skipped_natives(coll, P):
     """SMPI natives left out of a job, with the reason in docs/SIMULATION.md."""
     # Left out everywhere, for their cost to simulate (each would take a large part of the whole
@@ -73,6 +84,15 @@ def skipped_natives(coll, P):
         # to simulate (rdb: 25 s of wall time for one 64 KiB call at P = 48).
         skip += ["smpi:rdb", "smpi:2dmesh", "smpi:3dmesh"]
     return skip
+
+
+def natives_of(coll, P, natives):
+    """The SMPI natives simulated for a job: at 1024 ranks the two selectors only."""
+    skip = skipped_natives(coll, P)
+    chosen = [n for n in natives[coll] if n not in skip]
+    if P >= 1024:
+        chosen = [n for n in chosen if n in ("smpi:mpich", "smpi:ompi")]
+    return chosen
 
 
 def plan(name):
@@ -180,6 +200,8 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
     if group == "collsel":
         shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
         selection += ["--also-default-model", "--also-closed-form"]
+        if P >= 1024:
+            selection += ["--fixed", ",".join(FIXED_AT_1024[coll])]
     else:
         shim = ["--native"]
         selection += ["--no-native", "--no-collsel", "--natives", group]
@@ -225,8 +247,7 @@ def run(args):
             if platform == "fast-ethernet" and ppn > 1 and P >= 64:
                 continue
             if P in args.ranks and ppn in args.ppn and coll in args.colls:
-                skip = skipped_natives(coll, P)
-                for group in ["collsel"] + [n for n in natives[coll] if n not in skip]:
+                for group in ["collsel"] + natives_of(coll, P, natives):
                     jobs.append((platform, P, ppn, coll, sizes, group))
     # collsel and the MPICH and Open MPI selectors everywhere first, then SMPI's own algorithms;
     # within each, cheapest first (small P, Bcast before Scatter before Alltoall), so a partial

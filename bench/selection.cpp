@@ -34,6 +34,7 @@
 #include "conf/embedded.hpp"
 #include "flavour/flavour.hpp"
 #include "models/model_file.hpp"
+#include "selector/catalog.hpp"
 #include "selector/decide.hpp"
 
 namespace {
@@ -51,6 +52,7 @@ struct Options {
   std::string model;  // empty: COLLSEL_MODEL, else the embedded default
   std::string label;  // free text copied into every row (e.g. the profile)
   std::vector<std::string> natives;
+  std::vector<std::string> fixed_only;
   bool native = true;
   bool collsel = true;
   bool also_default_model = false;
@@ -123,6 +125,9 @@ int main(int argc, char** argv) {
                  "or \"all\" (SMPI: its MPICH and Open MPI selectors \"smpi:mpich\", "
                  "\"smpi:ompi\", and each of its algorithms, \"smpi:binomial_tree\"...)")
       ->delimiter(',');
+  app.add_option("--fixed", opt.fixed_only,
+                 "only these collsel algorithms forced, by name (default: every applicable one)")
+      ->delimiter(',');
   app.add_flag("!--no-native", opt.native, "leave out the library's own choice (\"native\")");
   app.add_flag("!--no-collsel", opt.collsel,
                "leave out collsel's algorithms and choices: only the native routines");
@@ -164,6 +169,24 @@ int main(int argc, char** argv) {
     }
     MPI_Finalize();
     return 0;
+  }
+  // A misspelt --fixed name would silently measure nothing for it.
+  for (const std::string& name : opt.fixed_only) {
+    const bool known = std::any_of(opt.colls.begin(), opt.colls.end(), [&](const std::string& c) {
+      return collsel::find_algorithm(*collsel::collective_from_name(c), name) != nullptr;
+    });
+    if (!known) {
+      if (rank == 0) {
+        std::fprintf(stderr, "selection: --fixed %s is not an algorithm of --coll; names: %s\n",
+                     name.c_str(), name.rfind("scatter.", 0) == 0
+                                       ? collsel::algorithm_names(Collective::scatter).c_str()
+                                   : name.rfind("alltoall.", 0) == 0
+                                       ? collsel::algorithm_names(Collective::alltoall).c_str()
+                                       : collsel::algorithm_names(Collective::bcast).c_str());
+      }
+      MPI_Finalize();
+      return 2;
+    }
   }
   if (opt.model.empty()) {
     if (const char* env = std::getenv("COLLSEL_MODEL")) opt.model = env;
@@ -209,6 +232,7 @@ int main(int argc, char** argv) {
     co.natives = opt.natives;
     co.native = opt.native;
     co.fixed = co.automatic = opt.collsel;
+    co.fixed_only = opt.fixed_only;
     co.trace = opt.trace;
     co.single_run = opt.single_run;
     co.max_variant_wall_s = opt.max_variant_wall_s;

@@ -310,6 +310,10 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
   for (std::size_t i = 0; o.fixed && i < d.table.size(); ++i) {
     if (d.table[i].not_applicable) continue;
     const std::string name(d.table[i].name);
+    if (!o.fixed_only.empty() &&
+        std::find(o.fixed_only.begin(), o.fixed_only.end(), name) == o.fixed_only.end()) {
+      continue;
+    }
     out.variants.push_back({name, VariantKind::fixed, name, d.table[i].params,
                             d.table[i].predicted_s, d.table[i].simulated, false, true, 0.0, 0.0, false, false, {}});
     index.push_back(static_cast<int>(i));

@@ -73,6 +73,9 @@ struct CompareOptions {
   // The flavour's other natives to include, by name ("all": every one); none by default.
   std::vector<std::string> natives;
   bool fixed = true;      // include every applicable registered algorithm, forced
+  // With `fixed`: only these registered algorithms (by name); empty: all. Where a simulation
+  // costs minutes per call (1024 simulated ranks), the few algorithms that matter.
+  std::vector<std::string> fixed_only;
   bool automatic = true;  // include collsel's choice (the shim's call when it is loaded)
   std::vector<ExtraChoice> choices;
   bool trace = false;  // rank 0 names every call before it starts (finding a routine that hangs)
