@@ -21,6 +21,14 @@ measured means, not a run.
 
   python3 bench/adapt_demo.py --platform gige -n 16 --model docs/benchmarks/at-scale/models/gige.toml \\
       --wrong gap_s:3 --out docs/benchmarks/adapt
+
+With --emucluster the same runs go to the emulated cluster instead (real MPICH over shaped TCP
+links, tools/emucluster, brought up beforehand); the native is MPICH itself, and times are wall
+clock, one run per variant, so only calls far above the scheduler's 4-16 ms ticks compare:
+
+  tools/emucluster/emucluster up 8 --profile fast-ethernet
+  python3 bench/adapt_demo.py --emucluster --platform emucluster-fast-ethernet -n 8 --calls 64 \\
+      --model docs/benchmarks/calibration/fast-ethernet-default.toml --wrong gap_s:0.3333
 """
 import argparse
 import csv
@@ -53,7 +61,8 @@ def wrong_model(model, key, factor, dest):
     """The model with [plogp] KEY (a number or a list of numbers) multiplied by factor."""
     text = model.read_text()
     start = text.index("\n[plogp]\n") + 1
-    end = text.index("\n[", start + 1)
+    end = text.find("\n[", start + 1)  # [plogp] may be the last section
+    end = len(text) if end < 0 else end
     section = text[start:end]
     pattern = re.compile(rf"^{re.escape(key)} = (.*?)(\s*#.*)?$", re.M)
     m = pattern.search(section)
@@ -70,15 +79,24 @@ def wrong_model(model, key, factor, dest):
 
 
 def run(args, program, model, variant, env_extra, logdir):
-    cmd = [str(ROOT / "tools/simcluster/simcluster"), "run", "--platform", args.platform,
-           "-n", str(args.n), "--ppn", str(args.ppn), "--timeout", str(args.timeout)]
     env = dict(os.environ)
     env.update({"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": str(logdir)})
     env.update(env_extra)
-    if variant.startswith("native-"):
-        cmd += ["--native", "--cfg", f"smpi/coll-selector:{variant[7:]}"]
+    if args.emucluster:
+        # The emulated cluster (already up: emucluster up N --profile ...): real MPICH over the
+        # shaped links; "native-mpich" is MPICH itself, without the shim.
+        cmd = [str(ROOT / "tools/emucluster/emucluster"), "mpiexec", "--hosts", str(args.n),
+               "--ppn", str(args.ppn), "--timeout", str(args.timeout)]
+        if not variant.startswith("native-"):
+            cmd += ["--preload", args.shim]
+            env["COLLSEL_MODEL"] = str(model)
     else:
-        cmd += ["--model", str(model), "--shim", args.shim]
+        cmd = [str(ROOT / "tools/simcluster/simcluster"), "run", "--platform", args.platform,
+               "-n", str(args.n), "--ppn", str(args.ppn), "--timeout", str(args.timeout)]
+        if variant.startswith("native-"):
+            cmd += ["--native", "--cfg", f"smpi/coll-selector:{variant[7:]}"]
+        else:
+            cmd += ["--model", str(model), "--shim", args.shim]
     cmd += ["--", str(program), str(args.calls)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     totals = {m.group(1): float(m.group(2))
@@ -103,7 +121,9 @@ def settle(logdir):
 def one_model(args, program, model, label, names, work):
     log = lambda s: print(f"adapt_demo [{label}] {s}", flush=True)
     totals = {}
-    for v in ("native-mpich", "native-ompi"):
+    # On the emulated cluster the native is MPICH itself (Open MPI's selector has no stand-in there).
+    natives = ("native-mpich",) if args.emucluster else ("native-mpich", "native-ompi")
+    for v in natives:
         log(v)
         totals[v] = run(args, program, model, v, {}, work / v)
     log("model")
@@ -140,7 +160,7 @@ def one_model(args, program, model, label, names, work):
         rows.append({
             "model": label, "shape": shape, "calls": args.calls,
             "native_mpich_s": totals["native-mpich"][shape],
-            "native_ompi_s": totals["native-ompi"][shape],
+            "native_ompi_s": totals["native-ompi"][shape] if "native-ompi" in totals else "",
             "model_alone_s": totals["model"][shape], "model_choice": model_alg,
             "explore_s": totals["explore"][shape], "explore_final": final,
             "explore_settled_after_calls": settled_at,
@@ -160,19 +180,26 @@ def main():
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--model", required=True, help="the model calibrated on the platform")
     p.add_argument("--wrong", default="gap_s:3", help="KEY:FACTOR of [plogp] for the wrong model")
-    p.add_argument("--shim", default=str(ROOT / "build/smpi/pmpi/libcollsel-smpi.so"))
+    p.add_argument("--emucluster", action="store_true",
+                   help="run on the emulated cluster (tools/emucluster, already up with at least "
+                        "-n hosts; --platform then only names the output files) instead of SMPI")
+    p.add_argument("--shim", help="the shim (default: the SMPI build's, or build/pmpi/"
+                                  "libcollsel.so with --emucluster)")
     p.add_argument("--collsel", default=str(ROOT / "build/tools/cli/collsel"))
     p.add_argument("--timeout", type=int, default=900)
     p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
     args = p.parse_args()
+    if args.shim is None:
+        args.shim = str(ROOT / ("build/pmpi/libcollsel.so" if args.emucluster
+                                else "build/smpi/pmpi/libcollsel-smpi.so"))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     names = algorithms(args.collsel)
     with tempfile.TemporaryDirectory(prefix="adapt-demo-") as tmp:
         tmp = pathlib.Path(tmp)
         program = tmp / "adapt_demo"
-        subprocess.run(["smpicc", "-O2", "-o", str(program), str(ROOT / "bench/adapt_demo.c")],
-                       check=True, cwd=tmp)
+        subprocess.run(["mpicc" if args.emucluster else "smpicc", "-O2", "-o", str(program),
+                        str(ROOT / "bench/adapt_demo.c")], check=True, cwd=tmp)
         key, factor = args.wrong.split(":")
         wrong = wrong_model(pathlib.Path(args.model), key, float(factor), out / f"{args.platform}-wrong.toml")
         rows = []
