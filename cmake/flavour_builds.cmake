@@ -1,8 +1,10 @@
 # The builds of collsel's MPI parts for the other MPIs, made by the primary (MPICH) build, so that
 # `cmake --build build` builds them and its CTest runs their tests:
 #   build/openmpi  COLLSEL_MPI=openmpi (Open MPI 4.1.4, when mpicxx.openmpi is installed):
-#                libcollsel-openmpi.so, the differential checker, the end-to-end programs and
-#                bench/bcast_latency, built with Open MPI's wrappers (tests/openmpi)
+#                libcollsel-openmpi.so, the differential checker, the end-to-end programs,
+#                bench/bcast_latency, the selection benchmark and collsel-calibrate (for the
+#                emulated cluster under Open MPI: emucluster mpiexec --openmpi), built with Open
+#                MPI's wrappers (tests/openmpi)
 #   build/smpi   COLLSEL_MPI=smpi (SimGrid's SMPI, when smpicc is installed): libcollsel-smpi.so and
 #                the SMPI programs (the selection benchmark, collsel-calibrate, the differential
 #                checker, the example), for tools/simcluster (docs/SIMULATION.md)
@@ -21,7 +23,8 @@ if(COLLSEL_OMPI_MPICXX)
                -DCOLLSEL_CONF_INSTALL_DIR=${COLLSEL_CONF_INSTALL_DIR}
                -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
                -DCMAKE_Fortran_COMPILER=${CMAKE_Fortran_COMPILER}
-    BUILD_COMMAND $(MAKE) collsel differential e2e_programs bench_programs bcast_only
+    BUILD_COMMAND $(MAKE) collsel differential e2e_programs bench_programs bcast_only selection
+                  collsel-calibrate
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON)
   # Installed beside libcollsel.so (the pkg-config variable preload_openmpi names it); it finds the

@@ -5,17 +5,20 @@
 # libcollsel.so, also check that collsel wrote complete logs (through the MPI_Finalize
 # workaround's collsel_flush call).
 #
-#   smoke_test.sh --emucluster PATH --program coll_check [--mpiexec PATH] [--preload LIB]
+#   smoke_test.sh --emucluster PATH --program coll_check [--mpiexec PATH] [--preload LIB] [--openmpi]
+# With --openmpi the job is launched by Open MPI's mpiexec (emucluster mpiexec --openmpi; the
+# program and the preloaded shim must then be Open MPI builds).
 # Exit: 0 pass, 1 fail, 77 skipped (not root, no iproute2, or no network namespaces here).
 set -uo pipefail
 SKIP=77
-emu="" program="" mpiexec="" preload=""
+emu="" program="" mpiexec="" preload="" openmpi=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --emucluster) emu=$2; shift 2 ;;
     --program) program=$2; shift 2 ;;
     --mpiexec) mpiexec=$2; shift 2 ;;
     --preload) preload=$2; shift 2 ;;
+    --openmpi) openmpi=1; shift ;;
     *) echo "smoke_test: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +53,7 @@ counters >"$work/before" || fail "status --counters failed"
 margs=(--timeout 40)
 [[ -n $mpiexec ]] && margs+=(--mpiexec "$mpiexec")
 [[ -n $preload ]] && margs+=(--preload "$preload")
+((openmpi)) && margs+=(--openmpi)
 mkdir -p "$work/logs"
 (cd "$work" && COLLSEL_LOG_DIR="$work/logs" "${emu[@]}" mpiexec "${margs[@]}" -- "$program" 2 "$hosts") \
   >"$work/job.out" 2>"$work/job.err"
