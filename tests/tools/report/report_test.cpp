@@ -260,8 +260,8 @@ const native::NativeEstimator& embedded_estimator() {
   static const native::NativeEstimator estimator = [] {
     Diagnostics diagnostics;
     std::vector<std::string> notes;
-    auto e = native::load_estimator(std::nullopt, {"<embedded default model>"}, diagnostics,
-                                    notes);
+    auto e = native::load_estimator(std::nullopt, {"<embedded default model>"},
+                                    native::NativeRules{}, diagnostics, notes);
     EXPECT_TRUE(notes.empty());
     return std::move(*e);
   }();
@@ -691,28 +691,8 @@ TEST(Report, LogsThatDidNotCountUncoveredCallsSayTheShareIsUnknown) {
   EXPECT_TRUE(json::parse(format_json(r)).at("coverage").at("served_share").is_null());
 }
 
-// ---- MPICH 4.0's own choice (tools/native_choice.hpp) ---------------------------------------
-
-TEST(NativeChoice, FollowsMpichsDefaultSelection) {
-  using native::native_choice;
-  EXPECT_EQ(native_choice(Collective::bcast, 7, 1 << 20).algorithm, "bcast.binomial");
-  EXPECT_EQ(native_choice(Collective::bcast, 8, 12288).algorithm, "bcast.binomial");
-  const auto medium = native_choice(Collective::bcast, 8, 12289);
-  EXPECT_EQ(medium.mpich_algorithm, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather");
-  EXPECT_FALSE(medium.algorithm);
-  EXPECT_EQ(native_choice(Collective::bcast, 12, 12289).mpich_algorithm,
-            "MPIR_Bcast_intra_scatter_ring_allgather");
-  EXPECT_EQ(native_choice(Collective::bcast, 16, 524289).mpich_algorithm,
-            "MPIR_Bcast_intra_scatter_ring_allgather");
-  EXPECT_EQ(native_choice(Collective::scatter, 64, 1 << 20).algorithm, "scatter.binomial");
-  EXPECT_EQ(native_choice(Collective::alltoall, 8, 256).algorithm, "alltoall.bruck");
-  // Below 8 ranks MPICH never uses Bruck.
-  EXPECT_EQ(native_choice(Collective::alltoall, 7, 16).algorithm, "alltoall.windowed");
-  const auto scattered = native_choice(Collective::alltoall, 64, 257);
-  EXPECT_EQ(scattered.algorithm, "alltoall.windowed");
-  EXPECT_EQ(scattered.window, 32);
-  EXPECT_EQ(native_choice(Collective::alltoall, 64, 32769).algorithm, "alltoall.pairwise");
-}
+// ---- the native estimate (tools/decisions/native_choice.hpp; the rules themselves:
+// tests/tools/decisions/native_choice_test.cpp) ---------------------------------------------
 
 TEST(NativeChoice, EstimateIsTheCostTableEntryOfTheStandIn) {
   const native::NativeEstimator& estimator = embedded_estimator();
@@ -740,13 +720,14 @@ TEST(NativeChoice, EstimateIsTheCostTableEntryOfTheStandIn) {
 TEST(NativeChoice, AUserModelMustLoadARunModelMayBeMissing) {
   Diagnostics diagnostics;
   std::vector<std::string> notes;
-  EXPECT_FALSE(native::load_estimator(std::string("/nonexistent/model.toml"), {}, diagnostics,
-                                      notes));
+  EXPECT_FALSE(native::load_estimator(std::string("/nonexistent/model.toml"), {},
+                                      native::NativeRules{}, diagnostics, notes));
   EXPECT_TRUE(has_errors(diagnostics));
 
   diagnostics.clear();
   const auto fallback =
-      native::load_estimator(std::nullopt, {"/nonexistent/model.toml"}, diagnostics, notes);
+      native::load_estimator(std::nullopt, {"/nonexistent/model.toml"}, native::NativeRules{},
+                             diagnostics, notes);
   ASSERT_TRUE(fallback);
   EXPECT_FALSE(fallback->model_path());
   EXPECT_TRUE(fallback->source().starts_with("<embedded default model>"));
