@@ -348,7 +348,8 @@ Report build_report(const logs::RunLog& log, const Options& options) {
   if (options.estimator != nullptr) {
     r.estimate_model = options.estimator->source();
     const native::NativeRules& rules = options.estimator->rules();
-    r.estimate_rules = fmt::format("{}: {}", native::rules_title(rules.library), rules.why);
+    r.estimate_rules = std::string(native::rules_title(rules.library));
+    if (!rules.why.empty()) r.estimate_rules += ": " + rules.why;
     r.estimate_limits = native::rules_limits(rules.library);
   }
   make_savings(stats, baseline ? &*baseline : nullptr, options.estimator, r);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -563,6 +564,9 @@ TEST(Report, JsonHoldsTheNewSectionsWithTheirNumbers) {
   EXPECT_EQ(doc.at("levels"), json::array({"trace"}));
   EXPECT_EQ(doc.at("summarised_calls"), 23);
   EXPECT_TRUE(doc.at("estimate_model").get<std::string>().starts_with("<embedded default"));
+  // The estimator's rules (MPICH's, as NativeRules{} says).
+  const std::string rules = doc.at("estimate_rules").get<std::string>();
+  EXPECT_TRUE(rules.starts_with("MPICH 4.0")) << rules;
   EXPECT_TRUE(doc.at("baseline").is_null());
   const json& total = doc.at("totals").at(0);
   EXPECT_EQ(total.at("algorithm"), "bcast.binomial");
@@ -749,6 +753,42 @@ TEST(ReportCommand, BaselineAndSectionReachTheOutput) {
   const std::size_t basis = csv_column(lines, "native_basis");
   for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(lines[i][basis], "measured");
   EXPECT_NE(r.err.find("WARNING: the trace cap"), std::string::npos) << r.err;
+}
+
+// A run under the Open MPI shim (its run records say "mpi":"openmpi") is priced with Open MPI
+// 4.1.4's fixed rules: at P = 2, 1 MiB Bcast is its binary tree (MPICH's: binomial) and at P = 3,
+// 4 KiB Scatter its basic linear (MPICH's: binomial).
+TEST(ReportCommand, AnOpenMpiRunIsPricedWithOpenMpisRules) {
+  testing::TempDir dir("report-openmpi");
+  for (const auto& entry : fs::directory_iterator(kFixtures / "report_known")) {
+    if (!entry.is_directory()) continue;
+    const fs::path run = dir.path() / entry.path().filename();
+    fs::create_directories(run);
+    for (const auto& rank : fs::directory_iterator(entry.path())) {
+      std::ifstream in(rank.path());
+      std::ofstream out(run / rank.path().filename());
+      std::string line;
+      bool first = true;
+      while (std::getline(in, line)) {
+        if (first && line.ends_with("}")) line.insert(line.size() - 1, R"(,"mpi":"openmpi")");
+        first = false;
+        out << line << '\n';
+      }
+    }
+  }
+  const auto r = run_collsel({"report", dir.path().string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  const std::string rules = doc.at("estimate_rules").get<std::string>();
+  EXPECT_TRUE(rules.starts_with("Open MPI 4.1.4's coll/tuned fixed rules")) << rules;
+  std::map<std::string, std::string> stand_in;
+  for (const json& e : doc.at("estimates")) {
+    stand_in[e.at("coll").get<std::string>()] = e.at("native_algorithm").get<std::string>();
+  }
+  EXPECT_EQ(stand_in["bcast"], "bcast.binary");
+  EXPECT_EQ(stand_in["scatter"], "scatter.flat");
+  const auto text = run_collsel({"report", dir.path().string()});
+  EXPECT_NE(text.out.find("native choice: Open MPI 4.1.4"), std::string::npos) << text.out;
 }
 
 TEST(ReportCommand, TopAndNoSymbolsShapeTheCallSites) {
