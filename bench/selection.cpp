@@ -1,6 +1,7 @@
 // The selection benchmark (issue 3): for each collective and message size, in one run and
-// interleaved, the native collective (MPICH's own choice), every registered collsel algorithm
-// forced, and collsel's automatic choice. Rank 0 writes one CSV row per (collective, size,
+// interleaved, the native collective (the MPI library's own choice, measured: MPICH's or Open
+// MPI's, whichever the benchmark is built for), every registered collsel algorithm forced, and
+// collsel's automatic choice. Rank 0 writes one CSV row per (collective, size,
 // variant) with the median, quartiles, min and max over repetitions and the model's prediction;
 // bench/selection_report.py turns the CSV into tables and plots.
 //

@@ -4,7 +4,7 @@
 Per (label, collective, P) and message size: the fastest fixed algorithm, collsel's choice
 ("auto"), the native collective, and the ratios
   penalty  = time(auto) / time(best fixed)   (1.00: collsel picked the fastest)
-  vs native = time(auto) / time(native)      (< 1: collsel is faster than MPICH)
+  vs native = time(auto) / time(native)      (< 1: collsel is faster than the MPI library's own choice)
   model    = predicted(auto) / measured(auto)
 all on medians; spread is the interquartile range relative to the median. Because the emulated
 cluster's small calls are bimodal (a scheduler stall of ~8 ms or none, docs/EMUCLUSTER.md), the

@@ -45,6 +45,9 @@ void run_fields(R& r, F&& f) {
   f("collsel_version", r.collsel_version, Presence::required);
   f("config", r.config, Presence::required);
   f("model", r.model, Presence::required);
+  // The MPI the shim was built for (flavour::name(): "mpich", "openmpi", "smpi"): whose default
+  // collectives the report prices as the native baseline. Absent in older logs.
+  f("mpi", r.mpi, Presence::optional);
 }
 
 // One rank's view of one collective call.

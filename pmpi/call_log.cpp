@@ -150,7 +150,7 @@ struct RunView {
   std::string_view host, level;
   int stack_depth;
   std::uint64_t max_records;
-  std::string_view collsel_version, config, model;
+  std::string_view collsel_version, config, model, mpi;
 };
 
 struct CallView {
@@ -220,7 +220,7 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t buf
   }
   const RunView run_view{info_.world_size, info_.host,  log_level_name(info_.level),
                          info_.stack_depth, info_.max_records, kVersion,
-                         info_.config_source, info_.model_source};
+                         info_.config_source, info_.model_source, info_.mpi};
   write_record(logs::schema::kRun, run_view, [](const auto& r, auto&& f) {
     logs::schema::run_fields(r, f);
   });

@@ -56,6 +56,7 @@ struct RunInfo {
   LogLevel level = LogLevel::trace;  // trace or summary (off has no log)
   int stack_depth = 0;               // > 0: `module` records are written at close
   std::uint64_t max_records = 0;     // trace cap: call records per rank
+  std::string mpi;                   // flavour::name() of the shim's build
 };
 
 class CallLog {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "conf/embedded.hpp"
+#include "flavour/flavour.hpp"
 
 namespace collsel::pmpi {
 namespace {
@@ -234,7 +235,8 @@ void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool spe
                             : (s.fallback ? std::string(conf::kEmbeddedModelName) : "none"),
                config.log_level,
                config.log_stack_depth,
-               config.log_max_records};
+               config.log_max_records,
+               std::string(flavour::name())};
   const auto path = dir / fmt::format("rank-{:05d}.jsonl", world_rank);
   if (ec) {
     error = fmt::format("cannot create {} ({})", dir.string(), ec.message());

@@ -43,7 +43,7 @@ class CallLogTest : public testing::Test {
 
   std::unique_ptr<CallLog> open(const Settings& s) {
     RunInfo info{"run-1", s.world_rank, 2, "host", "<built-in defaults>", "none",
-                 s.level, s.stack_depth, s.max_records};
+                 s.level, s.stack_depth, s.max_records, "mpich"};
     std::string error;
     auto log = std::make_unique<CallLog>(path_, info, s.buffer_records, s.summary_entries, error);
     EXPECT_TRUE(error.empty()) << error;

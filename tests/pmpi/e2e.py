@@ -129,6 +129,12 @@ def case_intercept(args, work):
     calls = read_logs(logdir, args.ranks)
     check(len(calls) == calls_per_rank * args.ranks,
           f"{len(calls)} call records for {calls_per_rank} calls x {args.ranks} ranks")
+    # The run record names the MPI the shim was built for: the report prices that library's
+    # default collectives as the native baseline.
+    for f in logdir.glob("*/rank-*.jsonl"):
+        header = json.loads(f.read_text().splitlines()[0])
+        check(header.get("mpi") == args.mpi, f"{f.name}: run record says mpi {header.get('mpi')}, "
+              f"the shim is {args.mpi}'s")
     expected = program_collectives(proc)
     check({r["coll"] for r in calls} == expected,
           f"logged collectives {sorted({r['coll'] for r in calls})}, program called {sorted(expected)}")

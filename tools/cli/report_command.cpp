@@ -68,6 +68,13 @@ std::vector<std::string> run_models(const logs::RunLog& log) {
   return {models.begin(), models.end()};
 }
 
+// The `mpi` field of the ranks' run records: whose default collectives the estimates price.
+std::vector<std::string> run_mpis(const logs::RunLog& log) {
+  std::vector<std::string> mpis;
+  for (const auto& r : log.ranks) mpis.push_back(r.mpi);
+  return mpis;
+}
+
 report::Format format_of(const std::string& name) {
   if (name == "csv") return report::Format::csv;
   if (name == "json") return report::Format::json;
@@ -115,7 +122,9 @@ CLI::App* add_command(CLI::App& app, CommandArgs& a) {
                   "COLLSEL_FORCE_*=native): a log directory (its newest run) or a run's "
                   "directory. Its native calls are the measured native times of the savings");
   cmd->add_option("--model", a.model,
-                  "The model that prices MPICH's own choice where no native call was measured. "
+                  "The model that prices the MPI library's own choice (MPICH's or Open MPI's "
+                  "default rules, by the MPI the run's shim was built for) where no native call "
+                  "was measured. "
                   "Default: the run's model file when it is readable here, else the embedded "
                   "default model");
   cmd->add_option("--top", a.top, "Call sites listed, the most time first")
@@ -130,7 +139,8 @@ CLI::App* add_command(CLI::App& app, CommandArgs& a) {
       "Sections: totals per collective and algorithm (a call's time is its slowest rank's);\n"
       "top call sites (time summed over ranks); predicted vs actual per algorithm and size\n"
       "bucket; time saved against the native collective (measured in this run or --baseline,\n"
-      "else the measured time scaled by the model's ratio of MPICH 4.0's choice to what ran);\n"
+      "else the measured time scaled by the model's ratio of the library's default choice, MPICH\n"
+      "4.0's or Open MPI 4.1.4's, to what ran);\n"
       "the calls by exact size. Warns loudly if ranks chose different algorithms for the same\n"
       "call. docs/TOOLS.md, \"Reading a collsel report\", defines every column.\n"
       "Examples:\n"
@@ -160,7 +170,8 @@ int run_command(const CommandArgs& a) {
   Diagnostics diagnostics;
   std::vector<std::string> model_notes;
   const std::optional<native::NativeEstimator> estimator = native::load_estimator(
-      optional_text(a.model), run_models(*log), diagnostics, model_notes);
+      optional_text(a.model), run_models(*log), native::rules_for_run(run_mpis(*log)), diagnostics,
+      model_notes);
   for (const auto& d : diagnostics) fmt::print(stderr, "{}\n", d.format());
   if (!estimator) {
     fmt::print(stderr, "collsel report: cannot price the native collective with an unusable "

@@ -38,6 +38,7 @@ struct RunHeader {
   std::string collsel_version;
   std::string config;
   std::string model;
+  std::string mpi;  // "mpich", "openmpi", "smpi"; empty: an older log, which does not say
   std::optional<std::int64_t> end_calls;  // from the `end` record; empty: the file has none
   std::int64_t call_records = 0;          // `call` records read from this file
   std::string level = "trace";            // from the run record: "trace" or "summary"

@@ -340,8 +340,8 @@ std::string estimates_table(const report::Report& r) {
   std::string out = table_head(
       {{"collective"}, {"P", true}, {"size"}, {"algorithm"}, {"calls", true},
        {"measured", true, "measured total of collsel's calls"},
-       {"MPICH's choice", false, "the registered algorithm closest to it, as the model prices it"},
-       {"ratio", true, "model's prediction for MPICH's choice / for what ran, per call"},
+       {"native choice", false, "the registered algorithm closest to the MPI library's own choice, as the model prices it"},
+       {"ratio", true, "model's prediction for the library's choice / for what ran, per call"},
        {"estimated native", true, "measured x ratio: an estimate, not a measurement"},
        {"estimated saved", true, "estimated native - measured"}, {"how"}});
   for (const auto& e : r.estimates) {
@@ -561,10 +561,11 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
                   savings_table(report));
   body += section("estimates", "Model estimates (not measurements)",
                   "For the shapes with no native call measured: the measured time of collsel's "
-                  "calls multiplied by the model's ratio of its prediction for MPICH's own choice "
-                  "to its prediction for what ran, both per call at the calls' mean size. As good "
-                  "as the model: compare its errors above. Not modelled: MPICH's node-aware "
-                  "splitting and in-place Alltoalls.",
+                  "calls multiplied by the model's ratio of its prediction for the MPI library's "
+                  "own choice to its prediction for what ran, both per call at the calls' mean "
+                  "size. As good as the model: compare its errors above. Native choice: " +
+                      html_escape(report.estimate_rules) + ". " +
+                      html_escape(report.estimate_limits),
                   estimates_table(report));
   body += section("uncovered", "What collsel did not see",
                   "The collective calls collsel does not serve (Allreduce, Alltoallv, the "

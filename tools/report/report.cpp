@@ -345,7 +345,13 @@ Report build_report(const logs::RunLog& log, const Options& options) {
     baseline = collect_stats(merge_calls(options.baseline->calls), options.baseline->summaries);
     r.baseline = fmt::format("{} ({})", options.baseline->run_id, options.baseline->dir);
   }
-  if (options.estimator != nullptr) r.estimate_model = options.estimator->source();
+  if (options.estimator != nullptr) {
+    r.estimate_model = options.estimator->source();
+    const native::NativeRules& rules = options.estimator->rules();
+    r.estimate_rules = std::string(native::rules_title(rules.library));
+    if (!rules.why.empty()) r.estimate_rules += ": " + rules.why;
+    r.estimate_limits = native::rules_limits(rules.library);
+  }
   make_savings(stats, baseline ? &*baseline : nullptr, options.estimator, r);
   make_coverage(log, r);
   add_call_sites(log, options, r);

@@ -192,16 +192,16 @@ struct SavingRow : ServedShape {
 // A MODEL ESTIMATE, not a measurement, of the native collective's time for a served shape that
 // has no measured native call (no SavingRow measurement): the measured time of collsel's calls
 // multiplied by the ratio of two model predictions at the calls' mean size (decide()'s cost table,
-// closed forms): the prediction for the registered algorithm closest to MPICH's own choice
+// closed forms): the prediction for the registered algorithm closest to the library's own choice
 // (tools/decisions/native_choice.hpp) over the prediction for what ran (per algorithm when several
 // ran). Scaling the measurement, rather than comparing it with a raw prediction, keeps the model's
 // overall error out of the estimate: a model 10x optimistic everywhere still ranks the algorithms,
-// and when collsel ran MPICH's own choice the estimate is 0 saved. No estimate (NaN, why in
-// `note`) when MPICH's choice has no registered equivalent or the model cannot price it, or
+// and when collsel ran the library's own choice the estimate is 0 saved. No estimate (NaN, why in
+// `note`) when that choice has no registered equivalent or the model cannot price it, or
 // predicts no time for what ran (as at 0 bytes: nothing to scale). Sorted as the savings.
 struct EstimateRow : ServedShape {
   std::uint64_t mean_bytes = 0;   // the size both predictions are made at
-  std::string native_algorithm;   // the model's stand-in for MPICH's choice; empty: none
+  std::string native_algorithm;   // the model's stand-in for the library's choice; empty: none
   double native_predicted_s = 0.0;  // the model's prediction per call for it; NaN: none
   double ran_predicted_s = 0.0;   // ... for what ran (one algorithm ran); NaN: several or none
   double ratio = 0.0;             // estimated native total / measured total; NaN: no estimate
@@ -267,6 +267,10 @@ struct Report {
   std::int64_t summarised_calls = 0;    // per-rank calls in summary records, summed over ranks
   std::int64_t overflow_calls = 0;      // of those, in overflow entries
   std::string estimate_model;           // the model of the estimates; empty: none given
+  // Whose default choice the estimates price, with its source and why those rules
+  // (native::rules_title and NativeRules::why); empty: no estimates.
+  std::string estimate_rules;
+  std::string estimate_limits;          // what those rules leave out (native::rules_limits)
   // What the savings headline rests on, in words: the measured native calls it compares with,
   // or that none was measured and how to measure them.
   std::string saving_basis;
@@ -293,7 +297,7 @@ struct Options {
   // A run of the same program with the native collectives (COLLSEL_DISABLE=all, or
   // COLLSEL_FORCE_*=native): its native calls are measured native times for the savings.
   const logs::RunLog* baseline = nullptr;
-  // Prices MPICH's own choice when no native call was measured (the estimates section, never the
+  // Prices the MPI library's own choice when no native call was measured (the estimates section, never the
   // savings); nullptr: no model estimates.
   const native::NativeEstimator* estimator = nullptr;
   // Resolves call sites; nullptr: sites are listed by address (objects and offsets unknown).

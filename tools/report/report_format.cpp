@@ -327,7 +327,7 @@ std::string text_savings(const Report& r) {
 
 // Apart from the measurements, and named for what they are.
 std::string text_estimates(const Report& r) {
-  common::TextTable table({"coll", "P", "size", "algorithm", "calls", "measured", "MPICH's choice",
+  common::TextTable table({"coll", "P", "size", "algorithm", "calls", "measured", "native choice",
                           "x ratio", "est. native", "est. saved"},
                          {A::left, A::right, A::right, A::left, A::right, A::right, A::left,
                           A::right, A::right, A::right});
@@ -344,14 +344,15 @@ std::string text_estimates(const Report& r) {
   }
   return fmt::format(
       "MODEL ESTIMATES, not measurements, for the shapes with no native call measured (model:\n"
-      "{}). est. native = the measured time of collsel's calls x ratio, where ratio = the\n"
-      "model's prediction for the registered algorithm closest to MPICH 4.0's choice / its\n"
+      "{}).\n"
+      "native choice: {}.\n"
+      "est. native = the measured time of collsel's calls x ratio, where ratio = the model's\n"
+      "prediction for the registered algorithm closest to the library's own choice / its\n"
       "prediction for what ran, both per call at the calls' mean size:\n{}"
       "  estimated saved (model): {} over {} of {} shape(s)\n  how each was computed:\n{}"
-      "  Not modelled: MPICH's node-aware splitting of communicators spanning several nodes, and\n"
-      "  in-place Alltoalls (MPICH runs sendrecv_replace). To measure instead: --baseline.\n",
-      r.estimate_model, table.render("  "), signed_duration(r.saved_estimated_s), with_estimate,
-      r.estimates.size(), how);
+      "  {} To measure instead: --baseline.\n",
+      r.estimate_model, r.estimate_rules, table.render("  "), signed_duration(r.saved_estimated_s),
+      with_estimate, r.estimates.size(), how, r.estimate_limits);
 }
 
 // The served share and the collectives collsel does not serve, all measured.
@@ -513,6 +514,7 @@ std::string format_json(const Report& r) {
       {"summarised_calls", r.summarised_calls},
       {"overflow_calls", r.overflow_calls},
       {"estimate_model", text_or_null(r.estimate_model)},
+      {"estimate_rules", text_or_null(r.estimate_rules)},
       {"baseline", text_or_null(r.baseline)},
       {"rows", rows_json(r.rows, row_json)},
       {"totals", rows_json(r.totals, total_json)},

@@ -73,7 +73,7 @@ std::string measured_note(std::int64_t here, std::int64_t baseline) {
 }
 
 // The model's estimate of the native time of a shape no native call measured: the measured time
-// scaled by the ratio of the model's predictions for MPICH's stand-in and for what ran, both at
+// scaled by the ratio of the model's predictions for the library's stand-in and for what ran, both at
 // the calls' mean size (report.hpp, "EstimateRow": a raw prediction against a measurement would
 // count the model's own error as time saved or lost).
 EstimateRow estimate_row(const SavingKey& key, const ServedSums& served,
@@ -122,9 +122,10 @@ EstimateRow estimate_row(const SavingKey& key, const ServedSums& served,
   row.saved_s = native_s - row.actual_s;
   if (row.actual_s > 0.0) row.ratio = native_s / row.actual_s;
   row.how = fmt::format(
-      "{} = {}: the measured time x (the model's prediction per call for {}, MPICH's choice, / "
+      "{} = {}: the measured time x (the model's prediction per call for {}, {}'s choice, / "
       "its prediction for what ran), both at {}; {}",
-      factors, common::format_duration(native_s), estimate.algorithm, size, estimate.note);
+      factors, common::format_duration(native_s), estimate.algorithm,
+      native::library_name(estimator.rules().library), size, estimate.note);
   return row;
 }
 

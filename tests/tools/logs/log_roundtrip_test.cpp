@@ -60,7 +60,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   const auto run_dir = dir.path() / "run-7";
   std::filesystem::create_directories(run_dir);
   const pmpi::RunInfo info{"run-7", 3, 5, "node \"a\"\\b", "conf.toml", "model.toml",
-                           LogLevel::trace, 4, 1};
+                           LogLevel::trace, 4, 1, "openmpi"};
   std::string error;
   pmpi::CallLog log((run_dir / "rank-00003.jsonl").string(), info, 16, 1, error);
   ASSERT_TRUE(error.empty()) << error;
@@ -92,6 +92,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_EQ(h.max_records, 1);
   EXPECT_EQ(h.config, "conf.toml");
   EXPECT_EQ(h.model, "model.toml");
+  EXPECT_EQ(h.mpi, "openmpi");
   EXPECT_FALSE(h.collsel_version.empty());
 
   // call

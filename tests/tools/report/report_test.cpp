@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -260,8 +261,8 @@ const native::NativeEstimator& embedded_estimator() {
   static const native::NativeEstimator estimator = [] {
     Diagnostics diagnostics;
     std::vector<std::string> notes;
-    auto e = native::load_estimator(std::nullopt, {"<embedded default model>"}, diagnostics,
-                                    notes);
+    auto e = native::load_estimator(std::nullopt, {"<embedded default model>"},
+                                    native::NativeRules{}, diagnostics, notes);
     EXPECT_TRUE(notes.empty());
     return std::move(*e);
   }();
@@ -563,6 +564,9 @@ TEST(Report, JsonHoldsTheNewSectionsWithTheirNumbers) {
   EXPECT_EQ(doc.at("levels"), json::array({"trace"}));
   EXPECT_EQ(doc.at("summarised_calls"), 23);
   EXPECT_TRUE(doc.at("estimate_model").get<std::string>().starts_with("<embedded default"));
+  // The estimator's rules (MPICH's, as NativeRules{} says).
+  const std::string rules = doc.at("estimate_rules").get<std::string>();
+  EXPECT_TRUE(rules.starts_with("MPICH 4.0")) << rules;
   EXPECT_TRUE(doc.at("baseline").is_null());
   const json& total = doc.at("totals").at(0);
   EXPECT_EQ(total.at("algorithm"), "bcast.binomial");
@@ -691,28 +695,8 @@ TEST(Report, LogsThatDidNotCountUncoveredCallsSayTheShareIsUnknown) {
   EXPECT_TRUE(json::parse(format_json(r)).at("coverage").at("served_share").is_null());
 }
 
-// ---- MPICH 4.0's own choice (tools/native_choice.hpp) ---------------------------------------
-
-TEST(NativeChoice, FollowsMpichsDefaultSelection) {
-  using native::native_choice;
-  EXPECT_EQ(native_choice(Collective::bcast, 7, 1 << 20).algorithm, "bcast.binomial");
-  EXPECT_EQ(native_choice(Collective::bcast, 8, 12288).algorithm, "bcast.binomial");
-  const auto medium = native_choice(Collective::bcast, 8, 12289);
-  EXPECT_EQ(medium.mpich_algorithm, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather");
-  EXPECT_FALSE(medium.algorithm);
-  EXPECT_EQ(native_choice(Collective::bcast, 12, 12289).mpich_algorithm,
-            "MPIR_Bcast_intra_scatter_ring_allgather");
-  EXPECT_EQ(native_choice(Collective::bcast, 16, 524289).mpich_algorithm,
-            "MPIR_Bcast_intra_scatter_ring_allgather");
-  EXPECT_EQ(native_choice(Collective::scatter, 64, 1 << 20).algorithm, "scatter.binomial");
-  EXPECT_EQ(native_choice(Collective::alltoall, 8, 256).algorithm, "alltoall.bruck");
-  // Below 8 ranks MPICH never uses Bruck.
-  EXPECT_EQ(native_choice(Collective::alltoall, 7, 16).algorithm, "alltoall.windowed");
-  const auto scattered = native_choice(Collective::alltoall, 64, 257);
-  EXPECT_EQ(scattered.algorithm, "alltoall.windowed");
-  EXPECT_EQ(scattered.window, 32);
-  EXPECT_EQ(native_choice(Collective::alltoall, 64, 32769).algorithm, "alltoall.pairwise");
-}
+// ---- the native estimate (tools/decisions/native_choice.hpp; the rules themselves:
+// tests/tools/decisions/native_choice_test.cpp) ---------------------------------------------
 
 TEST(NativeChoice, EstimateIsTheCostTableEntryOfTheStandIn) {
   const native::NativeEstimator& estimator = embedded_estimator();
@@ -740,13 +724,14 @@ TEST(NativeChoice, EstimateIsTheCostTableEntryOfTheStandIn) {
 TEST(NativeChoice, AUserModelMustLoadARunModelMayBeMissing) {
   Diagnostics diagnostics;
   std::vector<std::string> notes;
-  EXPECT_FALSE(native::load_estimator(std::string("/nonexistent/model.toml"), {}, diagnostics,
-                                      notes));
+  EXPECT_FALSE(native::load_estimator(std::string("/nonexistent/model.toml"), {},
+                                      native::NativeRules{}, diagnostics, notes));
   EXPECT_TRUE(has_errors(diagnostics));
 
   diagnostics.clear();
   const auto fallback =
-      native::load_estimator(std::nullopt, {"/nonexistent/model.toml"}, diagnostics, notes);
+      native::load_estimator(std::nullopt, {"/nonexistent/model.toml"}, native::NativeRules{},
+                             diagnostics, notes);
   ASSERT_TRUE(fallback);
   EXPECT_FALSE(fallback->model_path());
   EXPECT_TRUE(fallback->source().starts_with("<embedded default model>"));
@@ -768,6 +753,42 @@ TEST(ReportCommand, BaselineAndSectionReachTheOutput) {
   const std::size_t basis = csv_column(lines, "native_basis");
   for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(lines[i][basis], "measured");
   EXPECT_NE(r.err.find("WARNING: the trace cap"), std::string::npos) << r.err;
+}
+
+// A run under the Open MPI shim (its run records say "mpi":"openmpi") is priced with Open MPI
+// 4.1.4's fixed rules: at P = 2, 1 MiB Bcast is its binary tree (MPICH's: binomial) and at P = 3,
+// 4 KiB Scatter its basic linear (MPICH's: binomial).
+TEST(ReportCommand, AnOpenMpiRunIsPricedWithOpenMpisRules) {
+  testing::TempDir dir("report-openmpi");
+  for (const auto& entry : fs::directory_iterator(kFixtures / "report_known")) {
+    if (!entry.is_directory()) continue;
+    const fs::path run = dir.path() / entry.path().filename();
+    fs::create_directories(run);
+    for (const auto& rank : fs::directory_iterator(entry.path())) {
+      std::ifstream in(rank.path());
+      std::ofstream out(run / rank.path().filename());
+      std::string line;
+      bool first = true;
+      while (std::getline(in, line)) {
+        if (first && line.ends_with("}")) line.insert(line.size() - 1, R"(,"mpi":"openmpi")");
+        first = false;
+        out << line << '\n';
+      }
+    }
+  }
+  const auto r = run_collsel({"report", dir.path().string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  const std::string rules = doc.at("estimate_rules").get<std::string>();
+  EXPECT_TRUE(rules.starts_with("Open MPI 4.1.4's coll/tuned fixed rules")) << rules;
+  std::map<std::string, std::string> stand_in;
+  for (const json& e : doc.at("estimates")) {
+    stand_in[e.at("coll").get<std::string>()] = e.at("native_algorithm").get<std::string>();
+  }
+  EXPECT_EQ(stand_in["bcast"], "bcast.binary");
+  EXPECT_EQ(stand_in["scatter"], "scatter.flat");
+  const auto text = run_collsel({"report", dir.path().string()});
+  EXPECT_NE(text.out.find("native choice: Open MPI 4.1.4"), std::string::npos) << text.out;
 }
 
 TEST(ReportCommand, TopAndNoSymbolsShapeTheCallSites) {
