@@ -21,6 +21,7 @@
 #include "flavour/flavour.hpp"
 #include "pmpi/call_log.hpp"
 #include "pmpi/comm_context.hpp"
+#include "pmpi/endings.hpp"
 #include "pmpi/startup.hpp"
 #include "selector/adapt.hpp"
 #include "selector/config.hpp"
@@ -98,6 +99,8 @@ struct Runtime::Impl {
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
     boot = start_up(comm, world_rank);
     models = boot.models();
+    // From here on an exit without MPI_Finalize, MPI_Abort or a fatal signal still ends the log.
+    if (boot.log) install_endings(boot.log.get());
     initialized.store(true, std::memory_order_release);
   }
 
@@ -268,13 +271,13 @@ void Runtime::initialize() {
   impl_->start(MPI_COMM_WORLD);
 }
 
-void Runtime::finalize() {
+void Runtime::finalize(Ending how, int code) {
   Impl& I = *impl_;
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
   write_learned();
   // What collsel did not serve (pmpi/uncovered.cpp), where this MPI's build counts it.
   if (I.boot.log && flavour::counts_uncovered()) I.boot.log->add_uncovered(uncovered::snapshot());
-  if (I.boot.log) I.boot.log->close();
+  if (I.boot.log) I.boot.log->close(how, code);
 }
 
 void Runtime::retire_context(CommContext* ctx) {
