@@ -1,5 +1,7 @@
 #include "pmpi/call_log.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -218,7 +220,7 @@ constexpr std::uint64_t tail_reserve(std::uint64_t max_bytes) { return max_bytes
 
 CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t summary_entries,
                  std::string& error)
-    : info_(info) {
+    : owner_(::getpid()), info_(info) {
   fmt::memory_buffer run;
   JsonFields(run).string(info.run_id);
   run_json_.assign(run.data(), run.size());
@@ -434,6 +436,9 @@ void CallLog::write_uncovered_locked() {
 }
 
 void CallLog::close(Ending how, int code) {
+  // A child of fork() shares the mapping and inherits the atexit and signal handlers: its ending
+  // is not this rank's, and must not write into the rank's file.
+  if (::getpid() != owner_) return;
   std::lock_guard lock(mutex_);
   int open = kOpen;
   if (!state_.compare_exchange_strong(open, kClosing)) return;
@@ -465,6 +470,7 @@ void CallLog::end_from_signal(int signal) noexcept {
   // No lock, no allocation, no stdio: the signal may have interrupted add() on this very thread.
   // A record add() had begun is dropped by append_final(); the summary table may be mid-update,
   // so its calls are only counted.
+  if (::getpid() != owner_) return;  // a fork()ed child's signal (see close())
   int open = kOpen;
   if (!state_.compare_exchange_strong(open, kClosing)) return;
   const std::uint64_t calls = written_.load(std::memory_order_relaxed);

@@ -113,6 +113,7 @@ class CallLog {
   std::mutex mutex_;  // MPI_THREAD_MULTIPLE programs may call collectives from several threads
   // kOpen until an ending: close() and end_from_signal() take the log from kOpen exactly once.
   std::atomic<int> state_{kClosed};
+  int owner_ = 0;  // the pid that opened the log: only it may end it
   std::unique_ptr<LogFile> file_;
   RunInfo info_;
   std::string run_json_;  // the run id as a JSON string, escaped once

@@ -33,7 +33,9 @@ bool LogFile::map_chunk(std::uint64_t chunk) {
     failure_ = std::strerror(rc);
     return false;
   }
-  void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
+  // MAP_POPULATE: the chunk's 256 pages are faulted in by this one call rather than one page
+  // fault per 4 KiB on the call path (about one every ten records).
+  void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_,
                    static_cast<off_t>(offset));
   if (p == MAP_FAILED) {
     failure_ = std::strerror(errno);
