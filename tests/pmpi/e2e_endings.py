@@ -11,7 +11,8 @@ a SIGSEGV on rank 1, or a SIGKILL to rank 1. The same program runs natively firs
     are made, so even a SIGKILLed rank loses none);
   - every call site resolves: the module records (written at start) hold its innermost frame;
   - the last record says how the rank ended (none for a SIGKILL), and `collsel report` names
-    the ending of every rank.
+    the ending of every rank;
+  - a signal handler the program installed before MPI_Init still runs (case handler).
 
   e2e_endings.py --case abort --program ./endings --ranks 3 --mpiexec mpiexec \\
       --shim libcollsel.so --collsel ./collsel
@@ -31,7 +32,8 @@ from e2e_levels import write_config  # noqa: E402
 CALLS = 6000  # more than the 4096 records the shim used to buffer before writing
 VICTIM = 1
 ABORT_CODE = 3  # what endings.c passes to MPI_Abort
-SIGSEGV, SIGKILL = 11, 9
+SIGSEGV, SIGKILL, SIGTERM = 11, 9, 15
+RACY_STATUS = {"exit": (0, SIGKILL), "handler": (42, SIGKILL)}  # see check_ending
 
 
 def run(args, work, mode, env_extra, shim):
@@ -97,7 +99,8 @@ def expected_ending(mode, rank, records=None):
         return None, 0, "cut short"  # SIGKILLed by the launcher
     return {"abort": ("abort", ABORT_CODE, f"MPI_Abort (code {ABORT_CODE})"),
             "segv": ("signal", SIGSEGV, f"signal {SIGSEGV} (SIGSEGV)"),
-            "kill": (None, 0, "cut short")}[mode]
+            "kill": (None, 0, "cut short"),
+            "handler": ("signal", SIGTERM, f"signal {SIGTERM} (SIGTERM)")}[mode]
 
 
 def check_ending(args, work, mode):
@@ -105,11 +108,12 @@ def check_ending(args, work, mode):
     logdir = work / "logs"
     config = write_config(work, logdir)  # the default [log] settings otherwise
     proc = run(args, work, mode, {"COLLSEL_CONFIG": str(config)}, shim=True)
-    if mode == "exit":
-        # Racy natively too: the launcher SIGKILLs the ranks still running when the first one
-        # exits without MPI_Finalize, and reports 9 when it caught one, 0 otherwise.
-        check(native.returncode in (0, SIGKILL) and proc.returncode in (0, SIGKILL),
-              f"exit: exit status {proc.returncode} under collsel, {native.returncode} natively")
+    if mode in RACY_STATUS:
+        # Racy natively too: when a rank exits (0 without MPI_Finalize, 42 from the handler) the
+        # launcher SIGKILLs the ranks still running, and reports either the exit or a kill.
+        check(native.returncode in RACY_STATUS[mode] and proc.returncode in RACY_STATUS[mode],
+              f"{mode}: exit status {proc.returncode} under collsel, {native.returncode} "
+              f"natively, expected one of {RACY_STATUS[mode]}")
     else:
         check(proc.returncode == native.returncode,
               f"{mode}: exit status {proc.returncode} under collsel, {native.returncode} "
@@ -149,6 +153,7 @@ def check_ending(args, work, mode):
     text = subprocess.run([args.collsel, "report", str(logdir)], capture_output=True, text=True)
     check(all(e[2] in text.stdout for e in expected.values()),
           f"{mode}: the text report does not name every ending:\n{text.stdout[:800]}")
+    return proc
 
 
 def case_exit(args, work):
@@ -165,6 +170,14 @@ def case_segv(args, work):
 
 def case_kill(args, work):
     check_ending(args, work, "kill")
+
+
+def case_handler(args, work):
+    """The program's own SIGTERM handler, installed before MPI_Init, still runs (after collsel's
+    end record): it prints and exits with 42, natively and under collsel alike."""
+    proc = check_ending(args, work, "handler")
+    check("ENDINGS user handler ran" in proc.stdout,
+          f"the program's SIGTERM handler did not run under collsel:\n{proc.stdout}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

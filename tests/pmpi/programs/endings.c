@@ -6,12 +6,22 @@
  *             barrier until the launcher kills them (MPICH: SIGKILL)
  *   segv      rank ENDINGS_VICTIM writes through a null pointer; the others wait likewise
  *   kill      rank ENDINGS_VICTIM sends itself SIGKILL; the others wait likewise
+ *   handler   the program installs a SIGTERM handler before MPI_Init (it says so and _exits
+ *             with 42); rank ENDINGS_VICTIM sends itself SIGTERM; the others wait likewise
  * The same program runs natively and under collsel: the test compares the exit statuses. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static void on_term(int signal) {
+  static const char kSaid[] = "ENDINGS user handler ran\n";
+  (void)signal;
+  (void)!write(STDOUT_FILENO, kSaid, sizeof kSaid - 1);
+  _exit(42);
+}
 
 static int env_int(const char* name, int fallback) {
   const char* v = getenv(name);
@@ -19,6 +29,14 @@ static int env_int(const char* name, int fallback) {
 }
 
 int main(int argc, char** argv) {
+  const char* early_mode = getenv("ENDINGS_MODE");
+  if (early_mode != NULL && strcmp(early_mode, "handler") == 0) {
+    struct sigaction term;
+    memset(&term, 0, sizeof term);
+    term.sa_handler = on_term;
+    sigemptyset(&term.sa_mask);
+    sigaction(SIGTERM, &term, NULL);
+  }
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -45,6 +63,7 @@ int main(int argc, char** argv) {
       if (strcmp(mode, "abort") == 0) MPI_Abort(MPI_COMM_WORLD, 3);
       if (strcmp(mode, "segv") == 0) *(volatile int*)NULL = 1;
       if (strcmp(mode, "kill") == 0) raise(SIGKILL);
+      if (strcmp(mode, "handler") == 0) raise(SIGTERM);
     }
     MPI_Barrier(MPI_COMM_WORLD); /* never completes: the victim is gone */
   }
