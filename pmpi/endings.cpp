@@ -65,7 +65,9 @@ void install_endings(CallLog* log) {
   g_signals.log.store(log);
   struct sigaction ours {};
   ours.sa_sigaction = on_fatal_signal;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
+  // SA_ONSTACK: on the alternate stack where the thread has one (a program catching stack
+  // overflows sets one up); on the usual stack otherwise.
+  ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&ours.sa_mask);
   for (std::size_t i = 0; i < kSignals.size(); ++i) {
     sigaction(kSignals[i], &ours, &g_signals.previous[i]);
