@@ -47,6 +47,7 @@ dir = "$work/logs"
 level = "$level"
 stack_depth = $depth
 max_records = 1000000000
+max_bytes = 0
 [override]
 bcast = "native"
 EOF

@@ -42,6 +42,7 @@ void run_fields(R& r, F&& f) {
   f("level", r.level, Presence::optional);              // "trace" or "summary"
   f("stack_depth", r.stack_depth, Presence::optional);  // 0: no call sites captured
   f("max_records", r.max_records, Presence::optional);  // the trace cap
+  f("max_bytes", r.max_bytes, Presence::optional);      // the file's cap; absent: none
   f("collsel_version", r.collsel_version, Presence::required);
   f("config", r.config, Presence::required);
   f("model", r.model, Presence::required);
@@ -120,7 +121,15 @@ void uncovered_fields(R& r, F&& f) {
   f("time_s", r.time_s, Presence::required);
 }
 
-// The last line: how many calls the file holds, so a reader can tell a complete file.
+// How a rank's process ended, as the `end` record's "ending" names it. A file without an `end`
+// record was cut short (SIGKILL, a power loss): no code runs at such an ending.
+inline constexpr std::string_view kEndingFinalize = "finalize";  // MPI_Finalize
+inline constexpr std::string_view kEndingExit = "exit";          // exit() without MPI_Finalize
+inline constexpr std::string_view kEndingAbort = "abort";        // MPI_Abort; code: its errorcode
+inline constexpr std::string_view kEndingSignal = "signal";      // a fatal signal; code: its number
+
+// The last line: how many calls the file holds, so a reader can tell a complete file, and how the
+// process ended.
 template <class R, class F>
 void end_fields(R& r, F&& f) {
   f("calls", r.calls, Presence::required);
@@ -129,6 +138,11 @@ void end_fields(R& r, F&& f) {
   // true: the shim counted the collectives it does not serve (the `uncovered` records, none when
   // none was called); false or absent: not counted (an older or a non-MPICH shim)
   f("uncovered_counted", r.uncovered_counted, Presence::optional);
+  f("ending", r.ending, Presence::optional);  // absent (older logs): "finalize"
+  f("code", r.code, Presence::optional);      // abort's errorcode or the signal number; else 0
+  // Calls counted but in no record: the summary table at a signal (formatting it is not
+  // async-signal-safe), or summary entries past [log] max_bytes.
+  f("unwritten_calls", r.unwritten_calls, Presence::optional);
 }
 
 }  // namespace collsel::logs::schema

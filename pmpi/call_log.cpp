@@ -1,5 +1,7 @@
 #include "pmpi/call_log.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -7,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <iterator>
+#include <limits>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -25,6 +28,9 @@ using logs::schema::Presence;
 // per logged call, so this is part of the trace level's per-call price (docs/BENCHMARKS.md): the
 // keys are literals copied with their length known at compile time, and the space is checked
 // once per record and once per string, not per field.
+// Templated on the buffer: the signal path formats its `end` record into a buffer whose inline
+// storage is large enough that room() never allocates.
+template <class Buffer>
 class JsonFields {
  public:
   // Every field but a string or a call site takes at most this many bytes (key, quotes, colon
@@ -32,7 +38,7 @@ class JsonFields {
   static constexpr std::size_t kFieldBytes = 64;
   static constexpr std::size_t kSlack = 32 * kFieldBytes;
 
-  explicit JsonFields(fmt::memory_buffer& out) : out_(out), n_(out.size()) { room(kSlack); }
+  explicit JsonFields(Buffer& out) : out_(out), n_(out.size()) { room(kSlack); }
   JsonFields(const JsonFields&) = delete;
   JsonFields& operator=(const JsonFields&) = delete;
   ~JsonFields() { out_.resize(n_); }
@@ -140,7 +146,7 @@ class JsonFields {
     }
   }
 
-  fmt::memory_buffer& out_;
+  Buffer& out_;
   std::size_t n_;  // bytes of out_ written; out_.size() catches up in the destructor
 };
 
@@ -149,7 +155,7 @@ struct RunView {
   int world_size;
   std::string_view host, level;
   int stack_depth;
-  std::uint64_t max_records;
+  std::uint64_t max_records, max_bytes;
   std::string_view collsel_version, config, model, mpi;
 };
 
@@ -191,44 +197,67 @@ struct UncoveredView {
 struct EndView {
   std::uint64_t calls, summarised_calls, overflow_calls;
   bool uncovered_counted;
+  std::string_view ending;
+  int code;
+  std::uint64_t unwritten_calls;
 };
+
+std::string_view ending_name(Ending how) {
+  switch (how) {
+    case Ending::finalize: return logs::schema::kEndingFinalize;
+    case Ending::exit: return logs::schema::kEndingExit;
+    case Ending::abort: return logs::schema::kEndingAbort;
+    case Ending::signal: return logs::schema::kEndingSignal;
+  }
+  return logs::schema::kEndingFinalize;
+}
+
+// Room the summary, module, uncovered and end records keep below [log] max_bytes: traces stop
+// at max_bytes minus this share (1 MiB of the default 4 MiB: ~2,500 summary records).
+constexpr std::uint64_t tail_reserve(std::uint64_t max_bytes) { return max_bytes / 4; }
 
 }  // namespace
 
-CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t buffer_records,
-                 std::uint32_t summary_entries, std::string& error)
-    : info_(info) {
+CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t summary_entries,
+                 std::string& error)
+    : owner_(::getpid()), info_(info) {
   fmt::memory_buffer run;
   JsonFields(run).string(info.run_id);
   run_json_.assign(run.data(), run.size());
-  // Allocate first: a rank that cannot hold its buffers is not logged, rather than failing later
+  trace_bytes_ = info_.max_bytes == 0 ? std::numeric_limits<std::uint64_t>::max()
+                                      : info_.max_bytes - tail_reserve(info_.max_bytes);
+  // Allocate first: a rank that cannot hold its table is not logged, rather than failing later
   // in the middle of the user's run.
   try {
-    if (info_.level == LogLevel::trace) {
-      buffer_.reserve(static_cast<std::size_t>(
-          std::min<std::uint64_t>(buffer_records, std::max<std::uint64_t>(info_.max_records, 1))));
-    }
     summary_ = std::make_unique<CallSummary>(summary_entries);
   } catch (const std::exception& e) {
-    error = fmt::format("cannot allocate the log's buffers ({})", e.what());
+    error = fmt::format("cannot allocate the log's summary table ({})", e.what());
     return;
   }
-  file_ = std::fopen(path.c_str(), "w");
-  if (file_ == nullptr) {
-    error = fmt::format("cannot create {} ({})", path, std::strerror(errno));
-    return;
-  }
-  const RunView run_view{info_.world_size, info_.host,  log_level_name(info_.level),
-                         info_.stack_depth, info_.max_records, kVersion,
-                         info_.config_source, info_.model_source, info_.mpi};
+  auto file = std::make_unique<LogFile>(path, error);
+  if (!error.empty()) return;
+  file_ = std::move(file);
+  state_.store(kOpen);
+  const RunView run_view{info_.world_size,   info_.host,      log_level_name(info_.level),
+                         info_.stack_depth,  info_.max_records, info_.max_bytes,
+                         kVersion,           info_.config_source, info_.model_source,
+                         info_.mpi};
   write_record(logs::schema::kRun, run_view, [](const auto& r, auto&& f) {
     logs::schema::run_fields(r, f);
   });
+  // At start, so that a log cut short still resolves its call sites.
+  if (info_.stack_depth > 0) write_new_modules_locked();
+  if (!file_->ok()) {
+    error = fmt::format("cannot write {} ({})", path, file_->failure());
+    state_.store(kClosed);
+    file_.reset();
+  }
 }
 
-template <class View, class Fields>
-void CallLog::append_record(std::string_view kind, const View& view, Fields fields) {
-  JsonFields json(text_);
+template <class Buffer, class View, class Fields>
+void CallLog::append_record(Buffer& out, std::string_view kind, const View& view,
+                            Fields fields) const {
+  JsonFields json(out);
   json.raw(R"({"v":)");
   json.integer(logs::schema::kVersion);
   json.raw(R"(,"type":)");
@@ -241,34 +270,53 @@ void CallLog::append_record(std::string_view kind, const View& view, Fields fiel
 }
 
 template <class View, class Fields>
-void CallLog::write_record(std::string_view kind, const View& view, Fields fields) {
+bool CallLog::write_record(std::string_view kind, const View& view, Fields fields) {
   text_.clear();
-  append_record(kind, view, fields);
-  std::fwrite(text_.data(), 1, text_.size(), file_);
+  append_record(text_, kind, view, fields);
+  return file_->append(std::string_view(text_.data(), text_.size()));
 }
 
 CallLog::~CallLog() { close(); }
 
 void CallLog::add(const CallRecord& record) {
   std::lock_guard lock(mutex_);
-  if (file_ == nullptr) return;
+  if (state_.load(std::memory_order_relaxed) != kOpen) return;
   // The collective has already run: an exception escaping here would make the entry point run
   // the native routine a second time. A log that cannot take a record stops instead, once.
   try {
     add_locked(record);
   } catch (const std::exception& e) {
-    std::fclose(file_);
-    file_ = nullptr;
-    std::fprintf(stderr, "collsel: rank %d: logging failed (%s); later calls are not logged\n",
-                 info_.world_rank, e.what());
+    stop_locked(e.what());
   }
 }
 
+void CallLog::stop_locked(const std::string& why) {
+  int open = kOpen;
+  if (!state_.compare_exchange_strong(open, kClosed)) return;
+  file_->close();
+  std::fprintf(stderr, "collsel: rank %d: logging failed (%s); later calls are not logged\n",
+               info_.world_rank, why.c_str());
+}
+
 void CallLog::add_locked(const CallRecord& record) {
-  if (info_.level == LogLevel::trace && traced_ < info_.max_records) {
-    if (buffer_.size() == buffer_.capacity()) flush_locked();
-    buffer_.push_back(record);
+  if (record.site.depth > 0) check_site_locked(record.site);
+  if (info_.level == LogLevel::trace && traced_ < info_.max_records &&
+      file_->size() < trace_bytes_) {
+    // Formatted now, straight into the mapped file: the record survives any ending.
+    const CallView view{std::string_view(record.comm.data()), record.comm_rank,
+                        record.comm_size, record.seq, collective_name(record.coll),
+                        record.bytes, record.root, record.algorithm, record.segment_bytes,
+                        record.window, rung_name(record.rung), record.predicted_s,
+                        record.simulated, record.actual_s, record.setup_s, record.start_s,
+                        record.site};
+    if (!write_record(logs::schema::kCall, view, [](const auto& v, auto&& f) {
+          logs::schema::call_fields(v, f);
+        })) {
+      stop_locked(file_->failure());
+      return;
+    }
     ++traced_;
+    written_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   if (info_.level == LogLevel::trace && traced_ == info_.max_records) {
@@ -279,6 +327,15 @@ void CallLog::add_locked(const CallRecord& record) {
                  "summarised per call site in the log's summary records; raise max_records or "
                  "use level = \"summary\"\n",
                  info_.max_records);
+    }
+  } else if (info_.level == LogLevel::trace && traced_ < info_.max_records && !bytes_noted_) {
+    bytes_noted_ = true;
+    if (info_.world_rank == 0) {
+      fmt::print(stderr,
+                 "collsel: rank 0's log reached 3/4 of [log] max_bytes = {} after {} call "
+                 "records; later calls are summarised per call site in the log's summary "
+                 "records; raise max_bytes (0: no bound) or use level = \"summary\"\n",
+                 info_.max_bytes, traced_);
     }
   }
   summarise_locked(record);
@@ -296,36 +353,37 @@ void CallLog::summarise_locked(const CallRecord& r) {
   }
 }
 
-void CallLog::flush_locked() {
-  // The format strings are compiled (FMT_COMPILE) and the run id escaped once: formatting runs
-  // once per call on average, so it is part of the per-call cost docs/BENCHMARKS.md reports.
-  // One text buffer, reused and written in chunks: allocating and growing a fresh one per flush
-  // cost more than the formatting itself (page faults and copies, measured with callgrind).
-  constexpr std::size_t kChunk = 64 * 1024;
-  fmt::memory_buffer& out = text_;
-  out.clear();
-  for (const CallRecord& r : buffer_) {
-    const CallView view{std::string_view(r.comm.data()), r.comm_rank, r.comm_size, r.seq,
-                        collective_name(r.coll), r.bytes, r.root, r.algorithm, r.segment_bytes,
-                        r.window, rung_name(r.rung), r.predicted_s, r.simulated, r.actual_s,
-                        r.setup_s, r.start_s, r.site};
-    append_record(logs::schema::kCall, view, [](const auto& v, auto&& f) {
-      logs::schema::call_fields(v, f);
-    });
-    if (out.size() >= kChunk) {
-      std::fwrite(out.data(), 1, out.size(), file_);
-      out.clear();
-    }
-  }
-  std::fwrite(out.data(), 1, out.size(), file_);
-  std::fflush(file_);
-  written_ += buffer_.size();
-  buffer_.clear();
+void CallLog::check_site_locked(const CallSite& site) {
+  const std::size_t hash = CallSiteHash{}(site) | 1;  // 0 marks an empty slot
+  std::size_t& slot = recent_sites_[hash % recent_sites_.size()];
+  if (slot == hash) return;
+  slot = hash;
+  write_new_modules_locked();
 }
 
 void CallLog::write_summary_locked() {
   const double none = std::nan("");
+  // Summaries may fill the file up to max_bytes, less room for the closing records (modules are
+  // mostly written at start; at most a few dozen uncovered records, and the end).
+  constexpr std::uint64_t kClosingRoom = 16 * 1024;
+  const std::uint64_t limit = info_.max_bytes == 0 ? std::numeric_limits<std::uint64_t>::max()
+                                                   : info_.max_bytes - std::min(info_.max_bytes,
+                                                                                kClosingRoom);
+  bool noted = false;
   const auto write = [&](const SummaryEntry& e) {
+    if (file_->size() >= limit) {
+      unwritten_ += e.calls;
+      if (!noted && info_.world_rank == 0) {
+        noted = true;
+        fmt::print(stderr,
+                   "collsel: rank 0's log reached [log] max_bytes = {}; summary records past it "
+                   "are left out (the end record counts their calls as unwritten_calls); raise "
+                   "max_bytes or lower summary_entries\n",
+                   info_.max_bytes);
+      }
+      return;
+    }
+    summarised_written_ += e.calls;
     const SummaryView view{e.key.comm_size, collective_name(e.key.coll), e.key.algorithm,
                            rung_name(e.rung), bucket_low(e.bucket_lo), bucket_high(e.bucket_hi),
                            e.key.site, e.overflow, e.calls, e.bytes_sum, e.actual_sum_s,
@@ -342,10 +400,19 @@ void CallLog::write_summary_locked() {
   }
 }
 
-void CallLog::write_modules_locked() {
-  // What a report needs to symbolise this rank's call sites (ASLR: each rank has its own layout).
-  // Read now rather than at start-up so objects dlopen()ed during the run are included.
+void CallLog::write_new_modules_locked() {
+  // What a report needs to symbolise this rank's call sites (ASLR: each rank has its own layout):
+  // written at start and again when an object appeared, so that a log cut short still has them.
+  const unsigned long long added = loaded_objects_added();
+  if (added == modules_added_ && added != 0) return;
+  modules_added_ = added;
   for (const LoadedObject& o : loaded_objects()) {
+    const std::pair<std::string, std::uint64_t> key{o.path, o.base};
+    if (std::find(modules_written_.begin(), modules_written_.end(), key) !=
+        modules_written_.end()) {
+      continue;
+    }
+    modules_written_.push_back(key);
     write_record(logs::schema::kModule, o, [](const auto& v, auto&& f) {
       logs::schema::module_fields(v, f);
     });
@@ -369,32 +436,54 @@ void CallLog::write_uncovered_locked() {
   }
 }
 
-void CallLog::close() {
+void CallLog::close(Ending how, int code) {
+  // A child of fork() shares the mapping and inherits the atexit and signal handlers: its ending
+  // is not this rank's, and must not write into the rank's file.
+  if (::getpid() != owner_) return;
   std::lock_guard lock(mutex_);
-  if (file_ == nullptr) return;
+  int open = kOpen;
+  if (!state_.compare_exchange_strong(open, kClosing)) return;
   std::string failure;
   try {
-    flush_locked();
     write_summary_locked();
-    if (info_.stack_depth > 0) write_modules_locked();
+    if (info_.stack_depth > 0) write_new_modules_locked();
     write_uncovered_locked();
-    const EndView end{written_, summary_->calls(), summary_->overflow_calls(),
-                      uncovered_counted_};
+    const EndView end{written_.load(), summarised_written_, summary_->overflow_calls(),
+                      uncovered_counted_, ending_name(how), code, unwritten_};
     write_record(logs::schema::kEnd, end, [](const auto& v, auto&& f) {
       logs::schema::end_fields(v, f);
     });
-    if (std::fflush(file_) != 0 || std::ferror(file_)) failure = std::strerror(errno);
+    failure = file_->failure();
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  std::fclose(file_);
-  file_ = nullptr;
+  if (const std::string closing = file_->close(); failure.empty()) failure = closing;
+  state_.store(kClosed);
   // A full disk or a lost file system must not fail the user's MPI_Finalize: the rank's log is
   // left incomplete (readers see a missing or short `end`), with one line saying so.
   if (!failure.empty()) {
     fmt::print(stderr, "collsel: rank {}: writing the log failed ({}); its log is incomplete\n",
                info_.world_rank, failure);
   }
+}
+
+void CallLog::end_from_signal(int signal) noexcept {
+  // No lock, no allocation, no stdio: the signal may have interrupted add() on this very thread.
+  // A record add() had begun is dropped by append_final(); the summary table may be mid-update,
+  // so its calls are only counted.
+  if (::getpid() != owner_) return;  // a fork()ed child's signal (see close())
+  int open = kOpen;
+  if (!state_.compare_exchange_strong(open, kClosing)) return;
+  const std::uint64_t calls = written_.load(std::memory_order_relaxed);
+  const EndView end{calls, 0, 0, false, logs::schema::kEndingSignal, signal,
+                    summary_ ? summary_->calls() : 0};
+  // Inline storage well above what JsonFields reserves, so formatting never allocates.
+  fmt::basic_memory_buffer<char, 16384> out;
+  append_record(out, logs::schema::kEnd, end, [](const auto& v, auto&& f) {
+    logs::schema::end_fields(v, f);
+  });
+  file_->append_final(std::string_view(out.data(), out.size()));
+  state_.store(kClosed);
 }
 
 }  // namespace collsel::pmpi

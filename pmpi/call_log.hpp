@@ -1,12 +1,15 @@
 // The per-rank JSON Lines log of calls (format: docs/LOGS.md). In level "trace" the first
-// max_records calls are kept in a buffer of fixed capacity and appended to the rank's file when it
-// fills and at finalize (4096 x 208 bytes = 832 KiB by default); later calls, and every call in
-// level "summary", go into the fixed-size summary table (call_summary.hpp), written at finalize.
-// Memory therefore stays bounded whatever the number of calls, and formatting happens at flush
-// time, off the call path.
+// max_records calls are formatted as they are made and appended to the rank's file, which is
+// written through a shared memory mapping (log_file.hpp): each record is in the kernel's page
+// cache once add() returns, so even a SIGKILL loses no call record. Later calls, and every call in
+// level "summary", go into the fixed-size summary table (call_summary.hpp), written at the ending.
+// Every ending writes the `end` record that says how the process ended: MPI_Finalize, exit()
+// without it, MPI_Abort (close()), or a fatal signal (end_from_signal(), async-signal-safe).
+// [log] max_bytes bounds the file: traces stop at three quarters of it, summaries at all of it.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -18,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "pmpi/call_site.hpp"
+#include "pmpi/log_file.hpp"
 #include "pmpi/call_summary.hpp"
 #include "pmpi/uncovered_counts.hpp"
 #include "selector/collective.hpp"
@@ -57,50 +61,73 @@ struct RunInfo {
   int stack_depth = 0;               // > 0: `module` records are written at close
   std::uint64_t max_records = 0;     // trace cap: call records per rank
   std::string mpi;                   // flavour::name() of the shim's build
+  std::uint64_t max_bytes = 0;       // the file's cap in bytes; 0: none
 };
+
+// How the rank's process ended, as the `end` record says (common/log_schema.hpp).
+enum class Ending { finalize, exit, abort, signal };
 
 class CallLog {
  public:
-  // Opens (creates) the file and allocates the buffer (`buffer_records`, trace only) and the
-  // summary table (`summary_entries`); `error` receives a sentence when that fails and the log
-  // stays off.
-  CallLog(const std::string& path, const RunInfo& info, std::uint32_t buffer_records,
-          std::uint32_t summary_entries, std::string& error);
+  // Opens (creates) the file, allocates the summary table (`summary_entries`) and writes the
+  // `run` record and, with call sites, the `module` records; `error` receives a sentence when
+  // that fails and the log stays off.
+  CallLog(const std::string& path, const RunInfo& info, std::uint32_t summary_entries,
+          std::string& error);
   ~CallLog();
   CallLog(const CallLog&) = delete;
   CallLog& operator=(const CallLog&) = delete;
 
-  bool ok() const { return file_ != nullptr; }
+  bool ok() const { return state_.load() == kOpen; }
   void add(const CallRecord& record);
   // The counts of the collectives collsel does not serve, written by close() as `uncovered`
   // records; the `end` record then says they were counted.
   void add_uncovered(std::vector<uncovered::Count> counts);
-  // Writes buffered records, the summary and module records and the `end` line; the log accepts
-  // nothing afterwards.
-  void close();
+  // Writes the summary, new module and uncovered records and the `end` line saying how the
+  // process ended (`code`: MPI_Abort's errorcode); the log accepts nothing afterwards.
+  void close(Ending how = Ending::finalize, int code = 0);
+  // From a signal handler: only the `end` record (ending "signal", code `signal`), written with
+  // async-signal-safe calls after the last complete record; the summary table's calls are counted
+  // as unwritten. Does nothing when the log is closing or closed.
+  void end_from_signal(int signal) noexcept;
 
  private:
   void add_locked(const CallRecord& record);
   void summarise_locked(const CallRecord& record);
-  void flush_locked();
   void write_summary_locked();
   // {"v":..,"type":KIND,"run":..,"world_rank":..} and the schema's `fields` of `view`, appended
-  // to text_ / written to the file.
+  // to `out` / written to the file.
+  template <class Buffer, class View, class Fields>
+  void append_record(Buffer& out, std::string_view kind, const View& view, Fields fields) const;
   template <class View, class Fields>
-  void append_record(std::string_view kind, const View& view, Fields fields);
-  template <class View, class Fields>
-  void write_record(std::string_view kind, const View& view, Fields fields);
-  void write_modules_locked();
+  bool write_record(std::string_view kind, const View& view, Fields fields);
+  // Module records for the objects loaded since the last look (all of them the first time);
+  // cheap when the loader's count has not changed.
+  void write_new_modules_locked();
+  // A call site not seen lately may lie in an object loaded since: look then (a 256-slot cache of
+  // site hashes keeps the look off the path of a loop's repeated calls).
+  void check_site_locked(const CallSite& site);
   void write_uncovered_locked();
+  void stop_locked(const std::string& why);
 
+  static constexpr int kOpen = 0, kClosing = 1, kClosed = 2;
   std::mutex mutex_;  // MPI_THREAD_MULTIPLE programs may call collectives from several threads
-  std::FILE* file_ = nullptr;
+  // kOpen until an ending: close() and end_from_signal() take the log from kOpen exactly once.
+  std::atomic<int> state_{kClosed};
+  int owner_ = 0;  // the pid that opened the log: only it may end it
+  std::unique_ptr<LogFile> file_;
   RunInfo info_;
   std::string run_json_;  // the run id as a JSON string, escaped once
-  std::vector<CallRecord> buffer_;
-  fmt::memory_buffer text_;  // formatted records awaiting fwrite
-  std::uint64_t written_ = 0;
-  std::uint64_t traced_ = 0;  // call records accepted (written or buffered), up to max_records
+  fmt::memory_buffer text_;  // the record being formatted
+  std::uint64_t trace_bytes_ = 0;  // traces stop when the file reaches this size
+  std::atomic<std::uint64_t> written_{0};  // call records in the file (read by the signal path)
+  std::uint64_t traced_ = 0;  // call records accepted, up to max_records
+  bool bytes_noted_ = false;
+  std::uint64_t summarised_written_ = 0;  // calls in the summary records written
+  std::uint64_t unwritten_ = 0;  // summarised calls left out by max_bytes
+  unsigned long long modules_added_ = 0;  // the loader's count when modules were last written
+  std::vector<std::pair<std::string, std::uint64_t>> modules_written_;  // path, base
+  std::array<std::size_t, 256> recent_sites_{};
   std::unique_ptr<CallSummary> summary_;
   bool overflow_noted_ = false;
   std::vector<uncovered::Count> uncovered_;

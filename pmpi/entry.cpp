@@ -143,6 +143,19 @@ int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 
+// The rank's log says it ended by MPI_Abort, with the code, before the MPI library takes the job
+// down (MPICH's launcher then SIGKILLs the other ranks, whose logs are in the page cache already).
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  if (collsel::pmpi::serves_this_process()) {
+    try {
+      collsel::pmpi::runtime().finalize(collsel::pmpi::Ending::abort, errorcode);
+    } catch (...) {
+      report("MPI_Abort", "exception while writing logs");
+    }
+  }
+  return PMPI_Abort(comm, errorcode);
+}
+
 const char* collsel_last_algorithm(void) { return collsel::pmpi::Runtime::last_algorithm(); }
 
 void collsel_flush(void) {

@@ -24,6 +24,7 @@ using FScatter = void(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, 
                       MPI_Fint*, MPI_Fint*);
 using FAlltoall = void(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
                        MPI_Fint*);
+using FAbort = void(MPI_Fint*, MPI_Fint*, MPI_Fint*);
 
 // The program's own MPI's definition of `name` (foreign process only).
 template <class Fn>
@@ -75,6 +76,12 @@ void alltoall(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint* se
                                PMPI_Comm_f2c(*comm)));
 }
 
+// MPI_ABORT: through the C entry point, which ends the rank's log (abort, with the code) first.
+void abort_job(const char* name, MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr) {
+  if (!collsel::pmpi::serves_this_process()) return next<FAbort>(name)(comm, errorcode, ierr);
+  set_error(ierr, MPI_Abort(PMPI_Comm_f2c(*comm), *errorcode));
+}
+
 }  // namespace
 
 extern "C" {
@@ -104,6 +111,13 @@ void mpi_alltoall_f08_(void* sb, MPI_Fint* sn, MPI_Fint* st, void* rb, MPI_Fint*
   alltoall("mpi_alltoall_f08_", sb, sn, st, rb, rn, rt, c, e);
 }
 
+void mpi_abort_(MPI_Fint* c, MPI_Fint* code, MPI_Fint* e) {
+  abort_job("mpi_abort_", c, code, e);
+}
+void mpi_abort_f08_(MPI_Fint* c, MPI_Fint* code, MPI_Fint* e) {
+  abort_job("mpi_abort_f08_", c, code, e);
+}
+
 // The other manglings of mpif.h and `use mpi`.
 FBcast mpi_bcast __attribute__((alias("mpi_bcast_")));
 FBcast mpi_bcast__ __attribute__((alias("mpi_bcast_")));
@@ -114,5 +128,8 @@ FScatter MPI_SCATTER __attribute__((alias("mpi_scatter_")));
 FAlltoall mpi_alltoall __attribute__((alias("mpi_alltoall_")));
 FAlltoall mpi_alltoall__ __attribute__((alias("mpi_alltoall_")));
 FAlltoall MPI_ALLTOALL __attribute__((alias("mpi_alltoall_")));
+FAbort mpi_abort __attribute__((alias("mpi_abort_")));
+FAbort mpi_abort__ __attribute__((alias("mpi_abort_")));
+FAbort MPI_ABORT __attribute__((alias("mpi_abort_")));
 
 }  // extern "C"

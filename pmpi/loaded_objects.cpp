@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -125,6 +126,20 @@ std::string gnu_build_id(const unsigned char* notes, std::size_t size, std::size
     at = next;
   }
   return {};
+}
+
+unsigned long long loaded_objects_added() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t size, void* data) {
+        // dlpi_adds is present when the loader's struct reaches it (glibc >= 2.4).
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds) {
+          *static_cast<unsigned long long*>(data) = info->dlpi_adds;
+        }
+        return 1;  // the count is the same in every entry: the first one is enough
+      },
+      &adds);
+  return adds;
 }
 
 std::vector<LoadedObject> loaded_objects() {

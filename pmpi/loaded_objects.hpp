@@ -22,6 +22,10 @@ struct LoadedObject {
 // nameless objects other than the executable are left out.
 std::vector<LoadedObject> loaded_objects();
 
+// The loader's count of objects loaded so far (dl_phdr_info::dlpi_adds): when it has not changed,
+// no object appeared and loaded_objects() need not be read again. One dl_iterate_phdr step.
+unsigned long long loaded_objects_added();
+
 // The hex NT_GNU_BUILD_ID among the notes of one PT_NOTE segment (`align`: its p_align), "" when
 // there is none. Shared by the capture (notes in memory) and the report (notes read from the file
 // on disk, to check it is the file that ran).

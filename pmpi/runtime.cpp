@@ -23,6 +23,7 @@
 #include "flavour/flavour.hpp"
 #include "pmpi/call_log.hpp"
 #include "pmpi/comm_context.hpp"
+#include "pmpi/endings.hpp"
 #include "pmpi/startup.hpp"
 #include "selector/adapt.hpp"
 #include "selector/config.hpp"
@@ -104,6 +105,8 @@ struct Runtime::Impl {
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
     boot = start_up(comm, world_rank);
     models = boot.models();
+    // From here on an exit without MPI_Finalize, MPI_Abort or a fatal signal still ends the log.
+    if (boot.log) install_endings(boot.log.get());
     initialized.store(true, std::memory_order_release);
   }
 
@@ -204,7 +207,13 @@ struct Runtime::Impl {
                    "COLLSEL_DISABLE=all runs every collective natively\n",
                    world_rank, static_cast<int>(row.view.name.size()), row.view.name.data(),
                    e.what());
-      PMPI_Abort(user_comm, no_memory ? MPI_ERR_NO_MEM : MPI_ERR_INTERN);
+      const int code = no_memory ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+      // The log says how the rank ended, as MPI_Abort's wrapper does (entry.cpp).
+      try {
+        runtime().finalize(Ending::abort, code);
+      } catch (...) {
+      }
+      PMPI_Abort(user_comm, code);
       return MPI_ERR_INTERN;  // PMPI_Abort does not return
     }
   }
@@ -344,13 +353,13 @@ void Runtime::initialize() {
   impl_->start(MPI_COMM_WORLD);
 }
 
-void Runtime::finalize() {
+void Runtime::finalize(Ending how, int code) {
   Impl& I = *impl_;
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
   write_learned();
   // What collsel did not serve (pmpi/uncovered.cpp), where this MPI's build counts it.
   if (I.boot.log && flavour::counts_uncovered()) I.boot.log->add_uncovered(uncovered::snapshot());
-  if (I.boot.log) I.boot.log->close();
+  if (I.boot.log) I.boot.log->close(how, code);
 }
 
 void Runtime::retire_context(CommContext* ctx) {

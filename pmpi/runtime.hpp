@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "pmpi/call_log.hpp"
+
 namespace collsel::pmpi {
 
 class Runtime {
@@ -20,8 +22,9 @@ class Runtime {
   // config and the model and broadcasts them; problems are printed once, by rank 0.
   void initialize();
   // Before PMPI_Finalize: writes the logs. Also reached from the MPI_COMM_SELF attribute callback
-  // when a program calls PMPI_Finalize directly (mpi_f08 does).
-  void finalize();
+  // when a program calls PMPI_Finalize directly (mpi_f08 does), and, with `how` saying so, from
+  // the atexit handler (exit() without MPI_Finalize) and MPI_Abort (`code`: its errorcode).
+  void finalize(Ending how = Ending::finalize, int code = 0);
   // In MPI_Finalize, after finalize(): frees the context of MPI_COMM_WORLD.
   void release_world();
 

@@ -236,7 +236,8 @@ void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool spe
                config.log_level,
                config.log_stack_depth,
                config.log_max_records,
-               std::string(flavour::name())};
+               std::string(flavour::name()),
+               config.log_max_bytes};
   const auto path = dir / fmt::format("rank-{:05d}.jsonl", world_rank);
   if (ec) {
     error = fmt::format("cannot create {} ({})", dir.string(), ec.message());
@@ -244,8 +245,7 @@ void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool spe
     // Any failure to set the log up (allocation, the loaded-object scan) means "not logged",
     // agreed below like an unwritable folder, never a failed MPI_Init.
     try {
-      s.log = std::make_unique<CallLog>(path.string(), info, config.log_buffer_records,
-                                        config.log_summary_entries, error);
+      s.log = std::make_unique<CallLog>(path.string(), info, config.log_summary_entries, error);
       if (error.empty() && config.log_stack_depth > 0) {
         s.sites = std::make_unique<const CallSiteCapture>(config.log_stack_depth);
       }

@@ -139,7 +139,8 @@ void read_log(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "log");
   if (t == nullptr) return;
   check_keys(r, *t, "[log]",
-             {"dir", "level", "buffer_records", "stack_depth", "max_records", "summary_entries"});
+             {"dir", "level", "buffer_records", "stack_depth", "max_records", "summary_entries",
+              "max_bytes"});
   read(r, *t, "[log]", "dir", c.log_dir);
   std::string level;
   if (read(r, *t, "[log]", "level", level)) {
@@ -156,6 +157,8 @@ void read_log(Reader& r, const toml::table& root, Config& c) {
   read_bounded(r, *t, "[log]", "max_records", 1, 1'000'000'000, c.log_max_records);
   // A million entries is ~200 MB per rank: the bound stops a typo from eating the node's memory.
   read_bounded(r, *t, "[log]", "summary_entries", 16, 1 << 20, c.log_summary_entries);
+  // 0: no bound. A terabyte per rank is past any file system's patience.
+  read_bounded(r, *t, "[log]", "max_bytes", 0, std::int64_t{1} << 40, c.log_max_bytes);
 }
 
 void read_enable(Reader& r, const toml::table& root, Config& c) {

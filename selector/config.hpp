@@ -30,6 +30,7 @@ struct Config {
   std::optional<std::string> model_path;       // calibrated model; empty: the embedded default
   std::string log_dir = "collsel-logs";
   LogLevel log_level = LogLevel::trace;
+  // Accepted for older configs and ignored: records reach the file as they are made (issue 20).
   std::uint32_t log_buffer_records = 4096;
   int log_stack_depth = 4;  // frames per call site; 0: no call sites (the cheapest logging)
   // The trace cap per rank. A call record is ~0.5 KB of JSON: 100000 of them are ~50 MB per rank,
@@ -37,6 +38,9 @@ struct Config {
   std::uint64_t log_max_records = 100'000;
   // Entries of the summary table, allocated at start-up (~200 bytes each: 4096 = ~800 KiB).
   std::uint32_t log_summary_entries = 4096;
+  // A rank's log file at most (0: no bound): traces stop at 3/4 of it, summaries at all of it, so
+  // 1,024 ranks write at most 4 GiB by default whatever the job does (docs/LOGS.md).
+  std::uint64_t log_max_bytes = std::uint64_t{4} << 20;
   Policy policy;
   AdaptSettings adapt;
 };

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,7 +29,7 @@ struct Settings {
   LogLevel level = LogLevel::trace;
   int stack_depth = 4;
   std::uint64_t max_records = 1000;
-  std::uint32_t buffer_records = 16;
+  std::uint64_t max_bytes = 0;
   std::uint32_t summary_entries = 64;
   int world_rank = 0;
 };
@@ -43,9 +46,9 @@ class CallLogTest : public testing::Test {
 
   std::unique_ptr<CallLog> open(const Settings& s) {
     RunInfo info{"run-1", s.world_rank, 2, "host", "<built-in defaults>", "none",
-                 s.level, s.stack_depth, s.max_records, "mpich"};
+                 s.level, s.stack_depth, s.max_records, "mpich", s.max_bytes};
     std::string error;
-    auto log = std::make_unique<CallLog>(path_, info, s.buffer_records, s.summary_entries, error);
+    auto log = std::make_unique<CallLog>(path_, info, s.summary_entries, error);
     EXPECT_TRUE(error.empty()) << error;
     return log;
   }
@@ -195,6 +198,74 @@ TEST_F(CallLogTest, OnlyRankZeroPrintsNotes) {
   log->close();
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(records("end")[0]["overflow_calls"], 99 - 16);
+}
+
+// [log] max_bytes: traces stop at 3/4 of it with one note, the later calls are summarised, and
+// the file, closing records included, stays within it.
+TEST_F(CallLogTest, MaxBytesBoundsTheFile) {
+  constexpr std::uint64_t kMaxBytes = 256 * 1024;
+  auto log = open({.max_records = 1'000'000, .max_bytes = kMaxBytes});
+  testing::internal::CaptureStderr();
+  constexpr std::uint64_t kCalls = 20'000;  // ~4 MB of call records unbounded
+  for (std::uint64_t i = 0; i < kCalls; ++i) log->add(call(i));
+  log->close();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("reached 3/4 of [log] max_bytes = 262144"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_LE(std::filesystem::file_size(path_), kMaxBytes);
+  const auto calls = records("call");
+  EXPECT_GT(calls.size(), 100u);
+  EXPECT_LT(calls.size(), kCalls);
+  const auto end = records("end");
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0]["calls"].get<std::uint64_t>() + end[0]["summarised_calls"].get<std::uint64_t>(),
+            kCalls);
+  EXPECT_EQ(end[0]["ending"], "finalize");
+}
+
+// The signal path writes the end record after the last whole record and counts what the summary
+// table held as unwritten; a later close() adds nothing.
+TEST_F(CallLogTest, EndFromSignalWritesTheEndingOnly) {
+  auto log = open({.max_records = 10});
+  testing::internal::CaptureStderr();
+  for (std::uint64_t i = 0; i < 25; ++i) log->add(call(i));
+  log->end_from_signal(11);
+  log->add(call(99));
+  log->close();
+  testing::internal::GetCapturedStderr();
+  std::string text;
+  {
+    std::ifstream in(path_, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The file was not truncated (the signal path may not): the records, then NUL bytes.
+  const std::size_t records_end = text.find('\0');
+  ASSERT_NE(records_end, std::string::npos);
+  EXPECT_EQ(text.find_first_not_of('\0', records_end), std::string::npos);
+  text.resize(records_end);
+  std::vector<json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  ASSERT_FALSE(lines.empty());
+  const json& end = lines.back();
+  EXPECT_EQ(end["type"], "end");
+  EXPECT_EQ(end["ending"], "signal");
+  EXPECT_EQ(end["code"], 11);
+  EXPECT_EQ(end["calls"], 10);
+  EXPECT_EQ(end["unwritten_calls"], 15);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const json& j) { return j["type"] == "call"; }),
+            10);
+}
+
+TEST_F(CallLogTest, CloseSaysHowTheProcessEnded) {
+  auto log = open({});
+  log->add(call(0));
+  log->close(Ending::abort, 7);
+  const auto end = records("end");
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0]["ending"], "abort");
+  EXPECT_EQ(end[0]["code"], 7);
 }
 
 }  // namespace

@@ -178,7 +178,7 @@ TEST(Config, UnknownKeyIsAWarningAndTheRestApplies) {
             "the top level: model, log, enable, override, selection, adapt");
   EXPECT_EQ(m[1],
             "collsel: c.toml:2: unknown key 'directory' in [log]; remove it; valid keys in [log]: "
-            "dir, level, buffer_records, stack_depth, max_records, summary_entries");
+            "dir, level, buffer_records, stack_depth, max_records, summary_entries, max_bytes");
   EXPECT_EQ(load.diagnostics[0].severity, Diagnostic::Severity::warning);
   EXPECT_EQ(load.config.log_level, LogLevel::off);
 }

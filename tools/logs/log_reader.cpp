@@ -1,6 +1,7 @@
 #include "tools/logs/log_reader.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -230,6 +231,9 @@ struct EndCounts {
   std::int64_t summarised_calls = 0;  // absent before the summary level existed: none
   std::int64_t overflow_calls = 0;
   bool uncovered_counted = false;  // absent before issue 17: not counted
+  std::string ending{schema::kEndingFinalize};  // absent before issue 20: MPI_Finalize
+  int code = 0;
+  std::int64_t unwritten_calls = 0;
 };
 
 // What a summary record must satisfy beyond its field types, so the report can divide by calls
@@ -274,6 +278,12 @@ class RankFileReader {
     int number = 0;
     while (std::getline(in, line)) {
       ++number;
+      // The shim writes through a file mapping that grows in chunks; a process that died before
+      // closing its log leaves the rest of the last chunk as NUL bytes (docs/LOGS.md).
+      if (const auto nul = line.find('\0'); nul != std::string::npos) {
+        padded_ = true;
+        line.resize(nul);
+      }
       read_line(line, number, out);
     }
     finish(out);
@@ -416,6 +426,9 @@ class RankFileReader {
     end_summarised_ = e.summarised_calls;
     end_overflow_ = e.overflow_calls;
     end_uncovered_counted_ = e.uncovered_counted;
+    ending_ = e.ending;
+    ending_code_ = e.code;
+    end_unwritten_ = e.unwritten_calls;
   }
 
   // Reported once per file: one foreign record usually means the whole file was mixed up.
@@ -431,8 +444,8 @@ class RankFileReader {
                              "collsel?)", n, kind));
     }
     if (!end_calls_) {
-      problem(0, "no 'end' record: the rank did not reach MPI_Finalize or the log was cut short, "
-                 "so its last buffered calls may be missing");
+      problem(0, "no 'end' record: the log was cut short (the process was killed by SIGKILL, "
+                 "which runs no code, or its node failed); every record before the cut is read");
     } else if (*end_calls_ != call_records_) {
       problem(0, fmt::format("the 'end' record counts {} calls but {} call records were read",
                              *end_calls_, call_records_));
@@ -448,6 +461,10 @@ class RankFileReader {
       header_->summarised_calls = end_summarised_;
       header_->overflow_calls = end_overflow_;
       header_->uncovered_counted = end_uncovered_counted_;
+      header_->ending = end_calls_ ? ending_ : std::string();
+      header_->ending_code = ending_code_;
+      header_->unwritten_calls = end_unwritten_;
+      header_->cut_padding = padded_;
       header_->modules = std::move(modules_);
       out.ranks.push_back(std::move(*header_));
     } else {
@@ -479,6 +496,10 @@ class RankFileReader {
   std::int64_t end_summarised_ = 0;
   std::int64_t end_overflow_ = 0;
   bool end_uncovered_counted_ = false;
+  std::string ending_;
+  int ending_code_ = 0;
+  std::int64_t end_unwritten_ = 0;
+  bool padded_ = false;
   std::int64_t call_records_ = 0;
   std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
   std::vector<Module> modules_;
@@ -513,6 +534,19 @@ void check_world_size(RunLog& log) {
 }
 
 }  // namespace
+
+std::string describe_ending(const RunHeader& rank) {
+  if (rank.ending.empty()) return "cut short (no end record: killed by SIGKILL?)";
+  if (rank.ending == schema::kEndingFinalize) return "MPI_Finalize";
+  if (rank.ending == schema::kEndingExit) return "exit() without MPI_Finalize";
+  if (rank.ending == schema::kEndingAbort) return fmt::format("MPI_Abort (code {})", rank.ending_code);
+  if (rank.ending == schema::kEndingSignal) {
+    const char* name = sigabbrev_np(rank.ending_code);
+    return name != nullptr ? fmt::format("signal {} (SIG{})", rank.ending_code, name)
+                           : fmt::format("signal {}", rank.ending_code);
+  }
+  return rank.ending;  // a later collsel's ending
+}
 
 std::vector<fs::path> rank_files(const fs::path& dir) {
   std::vector<fs::path> files;

@@ -44,11 +44,23 @@ struct RunHeader {
   std::string level = "trace";            // from the run record: "trace" or "summary"
   int stack_depth = 0;                    // from the run record; 0: no call sites captured
   std::int64_t max_records = 0;           // trace cap from the run record; 0: unknown
+  std::uint64_t max_bytes = 0;            // the file's cap from the run record; 0: none or unknown
   std::int64_t summarised_calls = 0;      // from the `end` record: calls in summary records
   std::int64_t overflow_calls = 0;        // from the `end` record: calls in overflow entries
   bool uncovered_counted = false;         // from the `end` record: `uncovered` records are whole
   std::vector<Module> modules;            // this rank's `module` records
+  // How the process ended, from the `end` record (common/log_schema.hpp kEnding*): "finalize",
+  // "exit", "abort" (code: its errorcode), "signal" (code: the signal number); empty: no `end`
+  // record, the log was cut short (SIGKILL).
+  std::string ending;
+  int ending_code = 0;
+  std::int64_t unwritten_calls = 0;  // from the `end` record: calls counted in no record
+  bool cut_padding = false;          // NUL bytes after the records: the log was not closed
 };
+
+// "MPI_Finalize", "exit() without MPI_Finalize", "MPI_Abort (code 3)", "signal 11 (SIGSEGV)",
+// "cut short (no end record: killed by SIGKILL?)": how a rank ended, for reports.
+std::string describe_ending(const RunHeader& rank);
 
 // One `call` record: one rank's view of one collective call.
 struct LoggedCall {

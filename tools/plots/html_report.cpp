@@ -387,6 +387,20 @@ std::string uncovered_table(const report::Report& r) {
   return out + std::string(kTableEnd);
 }
 
+std::string endings_table(const report::Report& r) {
+  if (r.endings.empty()) return empty_note("No rank file.");
+  std::string out = table_head({{"rank", true}, {"host"}, {"ended by"},
+                                {"call records", true},
+                                {"unwritten calls", true, "counted, but in no record"}});
+  for (const auto& e : r.endings) {
+    out += fmt::format("<tr>{}<td>{}</td><td>{}</td>{}{}</tr>\n",
+                       num_cell(std::to_string(e.world_rank)), esc(e.host), esc(e.how),
+                       num_cell(std::to_string(e.call_records)),
+                       num_cell(std::to_string(e.unwritten_calls)));
+  }
+  return out + std::string(kTableEnd);
+}
+
 std::string rows_table(const report::Report& r) {
   if (r.rows.empty()) return empty_note("No traced calls.");
   std::string out = table_head(
@@ -536,7 +550,8 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
   body += "<nav><a href=\"#plots\">Plots</a><a href=\"#totals\">Totals</a><a "
           "href=\"#call-sites\">Call sites</a><a href=\"#errors\">Errors</a><a "
           "href=\"#savings\">Savings (measured)</a><a href=\"#estimates\">Model estimates</a><a "
-          "href=\"#uncovered\">Not served</a><a href=\"#rows\">Calls by shape</a></nav>\n";
+          "href=\"#uncovered\">Not served</a><a href=\"#rows\">Calls by shape</a><a "
+          "href=\"#endings\">Endings</a></nav>\n";
   body += alerts(report);
   body += figures(plots);
   body += section("totals", "Time per collective and algorithm",
@@ -576,6 +591,12 @@ std::string render_html(const report::Report& report, const std::vector<PlotBloc
                   "One row per (collective, algorithm, bytes, P), as in <code>collsel "
                   "report</code>'s text output.",
                   rows_table(report));
+  body += section("endings", "How each rank ended",
+                  "From each rank's last log record: MPI_Finalize, exit() without it, MPI_Abort "
+                  "(with its code) or a fatal signal. A rank whose log has no end record was cut "
+                  "short: killed by SIGKILL (MPICH's launcher kills the other ranks so after one "
+                  "rank's MPI_Abort); every call record it wrote before is kept.",
+                  endings_table(report));
   body += problems_list(report);
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

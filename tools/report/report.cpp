@@ -195,6 +195,9 @@ void fill_run_facts(const logs::RunLog& log, Report& r) {
   for (const auto& h : log.ranks) {
     r.summarised_calls += h.summarised_calls;
     r.overflow_calls += h.overflow_calls;
+    r.endings.push_back({h.world_rank, h.host, h.ending.empty() ? std::string("cut") : h.ending,
+                         h.ending_code, logs::describe_ending(h), h.call_records,
+                         h.unwritten_calls});
   }
   r.records = log.calls.size();
   r.problems = log.problems;

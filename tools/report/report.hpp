@@ -244,6 +244,17 @@ struct Disagreement {
   std::vector<std::string> algorithms;
 };
 
+// How one rank's process ended, from its `end` record (or its absence): docs/LOGS.md.
+struct RankEnding {
+  int world_rank = 0;
+  std::string host;
+  std::string ending;  // "finalize", "exit", "abort", "signal"; "cut": no end record (SIGKILL)
+  int code = 0;        // MPI_Abort's errorcode or the signal number
+  std::string how;     // in words: "MPI_Abort (code 3)", "signal 11 (SIGSEGV)", ...
+  std::int64_t call_records = 0;
+  std::int64_t unwritten_calls = 0;  // counted but in no record (the summary table at a signal)
+};
+
 struct Report {
   std::string run_id;
   std::string dir;
@@ -290,6 +301,7 @@ struct Report {
 
   std::vector<UncoveredRow> uncovered;  // the collectives collsel does not serve
   Coverage coverage;
+  std::vector<RankEnding> endings;      // one per rank file, by world rank
 };
 
 // What the report reads besides the run's own log. Everything is optional.
@@ -314,7 +326,7 @@ enum class Format { text, csv, json };
 // The table a CSV holds: one per section, each with its own header line, so that any CSV reader
 // takes it as is. `rows` (the per-size trace rows) is the default, as before the other sections
 // existed.
-enum class Section { rows, totals, call_sites, errors, savings, estimates, uncovered };
+enum class Section { rows, totals, call_sites, errors, savings, estimates, uncovered, endings };
 std::optional<Section> section_from_name(std::string_view name);
 std::vector<std::string> section_names();  // in declaration order
 

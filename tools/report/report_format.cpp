@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -190,6 +191,13 @@ json uncovered_json(const UncoveredRow& u) {
           {"time_s", u.time_s},     {"ranks", u.ranks}};
 }
 
+json ending_json(const RankEnding& e) {
+  return {{"world_rank", e.world_rank}, {"host", e.host},
+          {"ending", e.ending},         {"code", e.code},
+          {"how", e.how},               {"call_records", e.call_records},
+          {"unwritten_calls", e.unwritten_calls}};
+}
+
 json coverage_json(const Coverage& c) {
   return {{"counted", c.counted},
           {"served_s", c.served_s},
@@ -210,6 +218,34 @@ json rows_json(const std::vector<T>& rows, ToJson to_json) {
 
 using A = common::TextTable::Align;
 
+// "0-3,7": world ranks, runs collapsed, so a 1,024-rank job fits a line.
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// How each rank ended, one line per ending: "ended:     MPI_Abort (code 3): rank 1".
+std::string text_endings(const Report& r) {
+  std::map<std::string, std::vector<int>> by_how;
+  for (const RankEnding& e : r.endings) by_how[e.how].push_back(e.world_rank);
+  std::string out = "  ended:     ";
+  bool first = true;
+  for (const auto& [how, ranks] : by_how) {
+    if (!first) out += "\n             ";
+    first = false;
+    out += fmt::format("{}: rank{} {}", how, ranks.size() == 1 ? "" : "s", rank_list(ranks));
+  }
+  if (r.endings.empty()) out += "(no rank file)";
+  return out + '\n';
+}
+
 std::string text_header(const Report& r) {
   std::string out = fmt::format("collsel report: run {}\n", r.run_id);
   out += fmt::format("  directory: {}\n", r.dir);
@@ -224,6 +260,7 @@ std::string text_header(const Report& r) {
                        r.summarised_calls, r.overflow_calls);
   }
   out += '\n';
+  out += text_endings(r);
   out += fmt::format("  calls:     {} traced collective calls ({} call records over all ranks)\n",
                      r.calls, r.records);
   out += fmt::format("  baseline:  {}\n",
@@ -435,7 +472,7 @@ std::string bucket_cell(const Bucket& b) {
 }
 
 namespace {
-constexpr std::array<std::pair<std::string_view, Section>, 7> kSections{{
+constexpr std::array<std::pair<std::string_view, Section>, 8> kSections{{
     {"rows", Section::rows},
     {"totals", Section::totals},
     {"call_sites", Section::call_sites},
@@ -443,6 +480,7 @@ constexpr std::array<std::pair<std::string_view, Section>, 7> kSections{{
     {"savings", Section::savings},
     {"estimates", Section::estimates},
     {"uncovered", Section::uncovered},
+    {"endings", Section::endings},
 }};
 }  // namespace
 
@@ -489,6 +527,7 @@ std::string format_csv(const Report& r, Section section) {
     case Section::savings: return table(r.savings, saving_json);
     case Section::estimates: return table(r.estimates, estimate_json);
     case Section::uncovered: return table(r.uncovered, uncovered_json);
+    case Section::endings: return table(r.endings, ending_json);
     case Section::rows: break;
   }
   return table(r.rows, row_json);
@@ -530,6 +569,7 @@ std::string format_json(const Report& r) {
       {"saved_estimated_s", number_or_null(r.saved_estimated_s)},
       {"uncovered", rows_json(r.uncovered, uncovered_json)},
       {"coverage", coverage_json(r.coverage)},
+      {"endings", rows_json(r.endings, ending_json)},
       {"disagreeing_calls", r.disagreeing_calls},
       {"disagreements", disagreements},
       {"shape_mismatch_calls", r.shape_mismatch_calls},

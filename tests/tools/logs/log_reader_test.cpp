@@ -142,6 +142,30 @@ TEST(LogReader, NotesAFileWithoutEndRecord) {
   EXPECT_FALSE(log.ranks[1].end_calls.has_value());
   EXPECT_EQ(log.ranks[1].call_records, 3);
   EXPECT_TRUE(has_problem(log, "rank-00001.jsonl", "no 'end' record")) << all_problems(log);
+  EXPECT_TRUE(log.ranks[1].ending.empty());
+  EXPECT_EQ(describe_ending(log.ranks[1]), "cut short (no end record: killed by SIGKILL?)");
+}
+
+// A rank killed while its log was mapped: whole records, a record cut mid-copy, then the rest of
+// the chunk as NUL bytes. The whole records are read; the cut one is one problem, the NULs none.
+TEST(LogReader, ReadsACutShortMappedFile) {
+  const TempDir dir("log-reader-cut");
+  std::ofstream(dir.path() / "rank-00000.jsonl", std::ios::binary)
+      << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":1,"host":"h",)"
+      << R"("collsel_version":"9","config":"c","model":"m"})" << "\n"
+      << R"({"v":1,"type":"call","run":"r","world_rank":0,"comm":"0.0","comm_rank":0,)"
+      << R"("comm_size":1,"seq":0,"coll":"bcast","bytes":4,"root":0,"algorithm":"native",)"
+      << R"("segment_bytes":0,"rung":"native","predicted_s":null,"actual_s":1e-6,"start_s":0})"
+      << "\n"
+      << R"({"v":1,"type":"call","run":"r","wor)" << std::string(5000, '\0');
+  const RunLog log = read_run_dir(dir.path());
+  ASSERT_EQ(log.ranks.size(), 1U);
+  EXPECT_EQ(log.calls.size(), 1U);
+  EXPECT_TRUE(log.ranks[0].cut_padding);
+  EXPECT_TRUE(log.ranks[0].ending.empty());
+  EXPECT_EQ(log.problems.size(), 2U) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:3", "not valid JSON")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl", "no 'end' record")) << all_problems(log);
 }
 
 TEST(LogReader, SkipsRecordsOfAnotherFormatVersion) {
@@ -249,6 +273,12 @@ TEST(LogReader, LogsWrittenBeforeTheNewFieldsReadWithDefaults) {
     EXPECT_EQ(h.summarised_calls, 0);
     EXPECT_EQ(h.overflow_calls, 0);
     EXPECT_TRUE(h.modules.empty());
+    EXPECT_EQ(h.max_bytes, 0U);
+    // Before issue 20 only MPI_Finalize wrote an end record.
+    EXPECT_EQ(h.ending, "finalize");
+    EXPECT_EQ(h.ending_code, 0);
+    EXPECT_EQ(h.unwritten_calls, 0);
+    EXPECT_EQ(describe_ending(h), "MPI_Finalize");
   }
   for (const LoggedCall& c : log.calls) EXPECT_TRUE(c.stack.empty());
   EXPECT_TRUE(log.summaries.empty());

@@ -4,6 +4,10 @@
 // renames or retypes.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -60,9 +64,9 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   const auto run_dir = dir.path() / "run-7";
   std::filesystem::create_directories(run_dir);
   const pmpi::RunInfo info{"run-7", 3, 5, "node \"a\"\\b", "conf.toml", "model.toml",
-                           LogLevel::trace, 4, 1, "openmpi"};
+                           LogLevel::trace, 4, 1, "openmpi", 1 << 20};
   std::string error;
-  pmpi::CallLog log((run_dir / "rank-00003.jsonl").string(), info, 16, 1, error);
+  pmpi::CallLog log((run_dir / "rank-00003.jsonl").string(), info, 1, error);
   ASSERT_TRUE(error.empty()) << error;
   log.add(traced_call());
   log.add(summarised_call());  // the cap: summarised (and the table's one entry)
@@ -72,7 +76,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   log.add(other);  // the table is full: the scatter overflow entry
   log.add_uncovered({{"MPI_Alltoallv", pmpi::uncovered::Timing::whole, 5, 1.5e-3},
                      {"MPI_Ibcast", pmpi::uncovered::Timing::initiation, 3, 2.5e-6}});
-  log.close();
+  log.close(pmpi::Ending::abort, 3);
 
   const logs::RunLog read = logs::read_run_dir(run_dir);
   ASSERT_EQ(read.ranks.size(), 1u);
@@ -90,6 +94,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_EQ(h.level, "trace");
   EXPECT_EQ(h.stack_depth, 4);
   EXPECT_EQ(h.max_records, 1);
+  EXPECT_EQ(h.max_bytes, 1u << 20);
   EXPECT_EQ(h.config, "conf.toml");
   EXPECT_EQ(h.model, "model.toml");
   EXPECT_EQ(h.mpi, "openmpi");
@@ -176,6 +181,49 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_EQ(*h.end_calls, 1);
   EXPECT_EQ(h.summarised_calls, 2);
   EXPECT_EQ(h.overflow_calls, 1);
+  EXPECT_EQ(h.ending, "abort");
+  EXPECT_EQ(h.ending_code, 3);
+  EXPECT_EQ(h.unwritten_calls, 0);
+  EXPECT_EQ(logs::describe_ending(h), "MPI_Abort (code 3)");
+  EXPECT_FALSE(h.cut_padding);
+}
+
+// A process SIGKILLed while logging runs no code: its file holds every record added before the
+// kill (they are in the page cache), then the NUL bytes of the mapped chunk's rest. The reader
+// reads the records, says the log was cut short, and the rank's ending is empty.
+TEST(LogRoundTrip, SigkilledWriterLosesNoRecord) {
+  testing::TempDir dir("log-sigkill");
+  const auto run_dir = dir.path() / "run-9";
+  std::filesystem::create_directories(run_dir);
+  constexpr int kCalls = 5000;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const pmpi::RunInfo info{"run-9", 0, 1, "n0", "c", "m", LogLevel::trace, 0, 100000, "mpich", 0};
+    std::string error;
+    pmpi::CallLog log((run_dir / "rank-00000.jsonl").string(), info, 16, error);
+    for (int i = 0; i < kCalls; ++i) {
+      pmpi::CallRecord r = traced_call();
+      r.seq = static_cast<std::uint64_t>(i);
+      r.site = {};
+      log.add(r);
+    }
+    raise(SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+  const logs::RunLog read = logs::read_run_dir(run_dir);
+  ASSERT_EQ(read.ranks.size(), 1u);
+  ASSERT_EQ(read.calls.size(), static_cast<std::size_t>(kCalls));
+  EXPECT_EQ(read.calls.back().seq, kCalls - 1);
+  const logs::RunHeader& h = read.ranks[0];
+  EXPECT_TRUE(h.ending.empty());
+  EXPECT_TRUE(h.cut_padding);
+  EXPECT_NE(logs::describe_ending(h).find("cut short"), std::string::npos);
+  ASSERT_EQ(read.problems.size(), 1u) << read.problems[0];
+  EXPECT_NE(read.problems[0].find("no 'end' record"), std::string::npos) << read.problems[0];
 }
 
 }  // namespace
