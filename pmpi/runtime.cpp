@@ -66,6 +66,8 @@ struct Runtime::Impl {
   std::atomic<std::uint64_t> context_serial{0};
   Startup boot;  // read-only once `initialized`
   ModelSet models;
+  // The private communicators, shared by the user communicators over one group.
+  std::unique_ptr<PrivateComms> private_comms;
 
   std::mutex notes_mutex;
   std::set<Collective> noted;  // collectives whose decision note was printed already
@@ -98,6 +100,8 @@ struct Runtime::Impl {
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
     boot = start_up(comm, world_rank);
     models = boot.models();
+    private_comms = std::make_unique<PrivateComms>(boot.config.max_private_comms, boot.tag_ub,
+                                                   boot.placement_wanted);
     initialized.store(true, std::memory_order_release);
   }
 
@@ -107,9 +111,9 @@ struct Runtime::Impl {
     PMPI_Comm_get_attr(comm, context_keyval, &attribute, &found);
     if (found) return *static_cast<CommContext*>(attribute);
     auto* created =
-        new CommContext(comm, world_rank, context_serial.fetch_add(1), boot.placement_wanted);
+        new CommContext(comm, private_comms->bind(comm, world_rank, context_serial.fetch_add(1)));
     PMPI_Comm_set_attr(comm, context_keyval, created);
-    if (boot.config.adapt.mode != AdaptMode::off) {
+    if (created->served() && boot.config.adapt.mode != AdaptMode::off) {
       std::lock_guard lock(learned_mutex);
       live.insert(created);
     }
@@ -195,9 +199,16 @@ struct Runtime::Impl {
   template <class Call, class Native>
   int serve(CommContext& ctx, const CallShape& shape, double start, const Call& call,
             Native native) {
-    bool fresh = false;
-    ShapeState& state = choose<Call>(ctx, shape, fresh);
-    const Choice choice = state.current();
+    // A communicator collsel holds no private communicator for runs native, logged as such.
+    bool fresh = ctx.first_call();
+    ShapeState* state = nullptr;
+    Choice choice;
+    if (ctx.served()) {
+      bool new_shape = false;
+      state = &choose<Call>(ctx, shape, new_shape);
+      fresh = fresh || new_shape;
+      choice = state->current();
+    }
     std::string_view name = kNativeName;
     int rc = MPI_SUCCESS;
     const double run_start = PMPI_Wtime();
@@ -212,13 +223,10 @@ struct Runtime::Impl {
     // set-up, logged apart so the model's errors stay clean.
     record(ctx, shape, choice, name, run_start, end, fresh ? run_start - start : 0.0);
     // The monitor sees the algorithm's time only; at its agreed points every rank of the
-    // communicator reduces, on the private communicator, so the next call's algorithm comes from
+    // communicator reduces, on its tags of the private communicator, so the next call's algorithm comes from
     // the same value everywhere (selector/adapt.hpp).
-    if (state.monitor && state.monitor->record(end - run_start)) {
-      const double local = state.monitor->local_value();
-      double agreed = local;
-      PMPI_Allreduce(&local, &agreed, 1, MPI_DOUBLE, MPI_MAX, ctx.comm());
-      state.monitor->agree(agreed);
+    if (state && state->monitor && state->monitor->record(end - run_start)) {
+      state->monitor->agree(ctx.agree_max(state->monitor->local_value()));
     }
     return rc;
   }
@@ -312,11 +320,13 @@ void Runtime::write_learned() {
 }
 
 void Runtime::release_world() {
-  // Frees MPI_COMM_WORLD's private duplicate while MPI is still fully up, rather than from an
-  // attribute callback in the middle of PMPI_Finalize.
+  // Frees MPI_COMM_WORLD's context (its share of a private communicator) and the idle private
+  // communicators while MPI is still fully up, rather than from an attribute callback in the
+  // middle of PMPI_Finalize.
   if (impl_->context_keyval != MPI_KEYVAL_INVALID) {
     PMPI_Comm_delete_attr(MPI_COMM_WORLD, impl_->context_keyval);
   }
+  if (impl_->private_comms) impl_->private_comms->free_idle();
 }
 
 namespace {
@@ -338,7 +348,8 @@ int Runtime::bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
       [&](CommContext& ctx) -> std::optional<Served<BcastCall>> {
         if (root < 0 || root >= ctx.size()) return std::nullopt;
         return Served<BcastCall>{{Collective::bcast, ctx.size(), *bytes, root},
-                                 {buffer, count, type, root, ctx.comm(), ctx.rank(), ctx.size()}};
+                                 {buffer, count, type, root, ctx.comm(), ctx.rank(), ctx.size(),
+                                  ctx.tag_base()}};
       });
 }
 
@@ -360,7 +371,7 @@ int Runtime::scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         if (!bytes || (!is_root && recvbuf == MPI_IN_PLACE)) return std::nullopt;
         return Served<ScatterCall>{{Collective::scatter, ctx.size(), *bytes, root},
                                    {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    root, ctx.comm(), ctx.rank(), ctx.size()}};
+                                    root, ctx.comm(), ctx.rank(), ctx.size(), ctx.tag_base()}};
       });
 }
 
@@ -379,7 +390,7 @@ int Runtime::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
       [&](CommContext& ctx) -> std::optional<Served<AlltoallCall>> {
         return Served<AlltoallCall>{{Collective::alltoall, ctx.size(), *bytes, 0},
                                     {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                     ctx.comm(), ctx.rank(), ctx.size()}};
+                                     ctx.comm(), ctx.rank(), ctx.size(), ctx.tag_base()}};
       });
 }
 

@@ -37,6 +37,10 @@ struct Config {
   std::uint64_t log_max_records = 100'000;
   // Entries of the summary table, allocated at start-up (~200 bytes each: 4096 = ~800 KiB).
   std::uint32_t log_summary_entries = 4096;
+  // [runtime] max_private_comms: private communicators collsel holds at most per process. User
+  // communicators over one group share one (pmpi/private_comms.hpp); beyond the bound a new
+  // group's communicators run native. Each one held is a context id the program cannot use.
+  int max_private_comms = 64;
   Policy policy;
   AdaptSettings adapt;
 };
@@ -54,6 +58,7 @@ inline constexpr std::string_view kEnvSegmentBytes = "COLLSEL_SEGMENT_BYTES";
 inline constexpr std::string_view kEnvDisable = "COLLSEL_DISABLE";
 inline constexpr std::string_view kEnvAdapt = "COLLSEL_ADAPT";      // off, monitor, explore
 inline constexpr std::string_view kEnvLearned = "COLLSEL_LEARNED";  // a learned table to start from
+inline constexpr std::string_view kEnvMaxPrivateComms = "COLLSEL_MAX_PRIVATE_COMMS";
 
 using EnvMap = std::map<std::string, std::string, std::less<>>;
 // The COLLSEL_* variables of this process's environment.

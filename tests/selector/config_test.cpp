@@ -96,6 +96,36 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(a.hysteresis, d.hysteresis);
   EXPECT_EQ(a.abandon_factor, d.abandon_factor);
   EXPECT_EQ(a.learned_path, d.learned_path);
+  EXPECT_EQ(file.config.max_private_comms, defaults.max_private_comms);
+}
+
+TEST(Config, ReadsTheRuntimeSection) {
+  const ConfigLoad load = parse_config("[runtime]\nmax_private_comms = 3\n", "c.toml");
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.max_private_comms, 3);
+}
+
+TEST(Config, MaxPrivateCommsOutOfRangeKeepsTheDefault) {
+  const ConfigLoad load = parse_config("[runtime]\nmax_private_comms = -1\n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].line, 2);
+  EXPECT_NE(load.diagnostics[0].problem.find("max_private_comms = -1 in [runtime] is out of range"),
+            std::string::npos);
+  EXPECT_NE(load.diagnostics[0].fix.find("use 0 to 1024; using 64"), std::string::npos);
+  EXPECT_EQ(load.config.max_private_comms, Config{}.max_private_comms);
+}
+
+TEST(Config, MaxPrivateCommsFromTheEnvironment) {
+  Config c;
+  Diagnostics d;
+  apply_env(c, {{"COLLSEL_MAX_PRIVATE_COMMS", "0"}}, d);
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(c.max_private_comms, 0);
+  apply_env(c, {{"COLLSEL_MAX_PRIVATE_COMMS", "lots"}}, d);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].problem.find("COLLSEL_MAX_PRIVATE_COMMS: 'lots' is not a count from 0 to 1024"),
+            std::string::npos);
+  EXPECT_EQ(c.max_private_comms, 0);
 }
 
 TEST(Config, ReadsTheAdaptSection) {
