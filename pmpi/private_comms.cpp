@@ -143,7 +143,11 @@ void PrivateComms::free_idle() {
 }
 
 void PrivateComms::note_once(int user_rank, bool& flag, const std::string& message) {
-  if (user_rank != 0) return;
+  // One message per run: from MPI_COMM_WORLD's rank 0, when it is the communicator's rank 0 (every
+  // rank of the communicator took the same outcome; its calls are logged as native either way).
+  int world_rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  if (user_rank != 0 || world_rank != 0) return;
   {
     std::lock_guard lock(mutex_);
     if (flag) return;

@@ -396,6 +396,10 @@ int Runtime::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 
 const char* Runtime::last_algorithm() { return t_last_algorithm; }
 
+int Runtime::private_comms_held() const {
+  return impl_->private_comms ? impl_->private_comms->held() : 0;
+}
+
 Runtime& runtime() {
   // Deliberately leaked: MPI may run attribute callbacks (finalize_from_self) during exit,
   // after static destructors would have run.
