@@ -35,7 +35,17 @@ namespace {
 
 thread_local const char* t_last_algorithm = kNativeName.data();
 
+// Before its [runtime] serve_from_call-th call a communicator has no context, only its call count
+// stored in the attribute value itself, tagged by the low bit (a CommContext* has it clear): a
+// communicator used once costs no allocation and no communication.
+constexpr std::uintptr_t kCountTag = 1;
+
+void* count_attribute(std::uint64_t calls) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(calls << 1) | kCountTag);
+}
+
 int delete_context(MPI_Comm, int, void* attribute, void*) {
+  if ((reinterpret_cast<std::uintptr_t>(attribute) & kCountTag) != 0) return MPI_SUCCESS;
   runtime().retire_context(static_cast<CommContext*>(attribute));
   return MPI_SUCCESS;
 }
@@ -105,11 +115,21 @@ struct Runtime::Impl {
     initialized.store(true, std::memory_order_release);
   }
 
-  CommContext& context(MPI_Comm comm) {
+  // The communicator's context; nullptr while its calls are counted, before the
+  // serve_from_call-th (the count is the same on every rank: each makes the same collective calls
+  // on a communicator, in the same order). MPI_COMM_WORLD lives for the whole run and is served
+  // from its first call.
+  CommContext* context(MPI_Comm comm) {
     void* attribute = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, context_keyval, &attribute, &found);
-    if (found) return *static_cast<CommContext*>(attribute);
+    const std::uintptr_t value = found ? reinterpret_cast<std::uintptr_t>(attribute) : 0;
+    if (found && (value & kCountTag) == 0) return static_cast<CommContext*>(attribute);
+    const std::uint64_t calls_before = value >> 1;
+    if (comm != MPI_COMM_WORLD && calls_before + 1 < boot.config.serve_from_call) {
+      PMPI_Comm_set_attr(comm, context_keyval, count_attribute(calls_before + 1));
+      return nullptr;
+    }
     auto* created =
         new CommContext(comm, private_comms->bind(comm, world_rank, context_serial.fetch_add(1)));
     PMPI_Comm_set_attr(comm, context_keyval, created);
@@ -117,7 +137,7 @@ struct Runtime::Impl {
       std::lock_guard lock(learned_mutex);
       live.insert(created);
     }
-    return *created;
+    return created;
   }
 
   // Moves what a context's monitors learned into the run's table (under learned_mutex).
@@ -188,7 +208,9 @@ struct Runtime::Impl {
       return go_native();
     }
     const double start = PMPI_Wtime();
-    CommContext& ctx = context(comm);
+    CommContext* found = context(comm);
+    if (found == nullptr) return go_native();  // before serve_from_call: native, not logged
+    CommContext& ctx = *found;
     const std::optional<Served<Call>> served = prepare(ctx);
     if (!served) return go_native();
     return serve<Call>(ctx, served->shape, start, served->call, native);

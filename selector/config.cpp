@@ -270,13 +270,16 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
 // Bounds of [runtime] max_private_comms: 0 serves no communicator at all; MPICH has 2048 context
 // ids per process, so more than 1024 private ones would leave the program too few.
 constexpr std::int64_t kMaxPrivateCommsLimit = 1024;
+// The attribute holding the count keeps it in the bits of a pointer: far more than enough.
+constexpr std::int64_t kServeFromCallLimit = 1'000'000'000;
 
 void read_runtime(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "runtime");
   if (t == nullptr) return;
-  check_keys(r, *t, "[runtime]", {"max_private_comms"});
+  check_keys(r, *t, "[runtime]", {"max_private_comms", "serve_from_call"});
   read_bounded(r, *t, "[runtime]", "max_private_comms", 0, kMaxPrivateCommsLimit,
                c.max_private_comms);
+  read_bounded(r, *t, "[runtime]", "serve_from_call", 1, kServeFromCallLimit, c.serve_from_call);
 }
 
 void env_force(Config& c, const EnvMap& env, std::string_view var, Collective coll,
@@ -436,6 +439,17 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
                      fmt::format("{}: '{}' is not a count from 0 to {}", kEnvMaxPrivateComms,
                                  it->second, kMaxPrivateCommsLimit),
                      fmt::format("use e.g. 64; using {}", c.max_private_comms)});
+    }
+  }
+  if (auto it = env.find(kEnvServeFromCall); it != env.end() && !it->second.empty()) {
+    if (auto v = positive_integer(it->second);
+        v && *v <= static_cast<std::uint64_t>(kServeFromCallLimit)) {
+      c.serve_from_call = *v;
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: '{}' is not a count from 1 to {}", kEnvServeFromCall,
+                                 it->second, kServeFromCallLimit),
+                     fmt::format("use e.g. 2; using {}", c.serve_from_call)});
     }
   }
 }

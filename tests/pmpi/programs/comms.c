@@ -6,7 +6,9 @@
      comms threads — MPI_THREAD_MULTIPLE, 4 threads, each on its own duplicate of MPI_COMM_WORLD,
                      random Bcast / Scatter / Alltoall (sizes, roots) at once, every byte checked;
      comms limit   — [runtime] max_private_comms = 1 (set by the test): MPI_COMM_WORLD is served,
-                     a communicator over another group runs native, with correct results.
+                     a communicator over another group runs native, with correct results;
+     comms from3   — [runtime] serve_from_call = 3 (set by the test): a new communicator's first
+                     two calls run native, the third is served.
    Prints "COMMS OK ..." on rank 0 and exits 0, or names the first wrong byte and exits 1. */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -220,9 +222,42 @@ static int run_limit(void) {
   return any;
 }
 
+/* [runtime] serve_from_call = 3 (set by the test): on a new duplicate the first two calls run
+   native and the third is served; MPI_COMM_WORLD is served from its first. */
+static int run_from3(void) {
+  last_algorithm_fn last = (last_algorithm_fn)dlsym(RTLD_DEFAULT, "collsel_last_algorithm");
+  int bad = 0;
+  char buf[64] = {0};
+  MPI_Bcast(buf, 8, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (last != NULL && strcmp(last(), "native") == 0) {
+    fprintf(stderr, "COMMS FAIL rank %d: MPI_COMM_WORLD's first call ran native\n", g_rank);
+    bad = 1;
+  }
+  for (int round = 0; round < 3; ++round) {
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    for (int call = 0; call < 4; ++call) {
+      for (int i = 0; i < 64; ++i) buf[i] = g_rank == 0 ? (char)(i + call + round) : 0;
+      MPI_Bcast(buf, 64, MPI_BYTE, 0, c);
+      for (int i = 0; i < 64; ++i) bad |= buf[i] != (char)(i + call + round);
+      const int native = last == NULL || strcmp(last(), "native") == 0;
+      if (last != NULL && native != (call < 2)) {
+        fprintf(stderr, "COMMS FAIL rank %d: call %d on a new communicator ran %s\n", g_rank,
+                call, last());
+        bad = 1;
+      }
+    }
+    MPI_Comm_free(&c);
+  }
+  int any = bad;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (g_rank == 0 && !any) printf("COMMS OK from3\n");
+  return any;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: comms many|churn N|threads|limit\n");
+    fprintf(stderr, "usage: comms many|churn N|threads|limit|from3\n");
     return 2;
   }
   const int threads = strcmp(argv[1], "threads") == 0;
@@ -247,6 +282,8 @@ int main(int argc, char** argv) {
     bad = run_threads();
   } else if (strcmp(argv[1], "limit") == 0) {
     bad = run_limit();
+  } else if (strcmp(argv[1], "from3") == 0) {
+    bad = run_from3();
   }
   MPI_Finalize();
   return bad;
