@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "pmpi/bind_agreement.hpp"
 #include "selector/node_placement.hpp"
 
 namespace collsel::pmpi {
@@ -58,17 +59,6 @@ std::string error_text(int rc) {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-// The fields of bind()'s one allreduce (MPI_BOR over uint64).
-enum Field : std::size_t {
-  kGeneration,     // this rank's current X for the group; 0: none
-  kNotGeneration,  // ~kGeneration: all ranks agree iff (OR g) & (OR ~g) == 0
-  kNoRoom,         // 1: this rank holds max_private_comms already
-  kSlot,           // rank 0: its slot of its X
-  kCreatorRank,    // rank 0: its MPI_COMM_WORLD rank (the id's first part)
-  kSerial,         // rank 0: its communicator serial (the id's second part)
-  kNewGeneration,  // rank 0: the generation of a new X, if one is made
-  kFields
-};
 
 }  // namespace
 
@@ -196,7 +186,7 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
   PMPI_Comm_size(user, &size);
   std::vector<int> group = world_ranks_of(user, size);
 
-  std::array<std::uint64_t, kFields> mine{};
+  BindWords mine{};
   std::shared_ptr<SharedComm> pinned;
   {
     std::lock_guard lock(mutex_);
@@ -204,13 +194,10 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
     // Only rank 0 hands out slots, so only it knows when its X has none left; it then proposes
     // none, the ranks disagree, and a new X is made.
     if (pinned && rank == 0 && pinned->next_slot >= slots_per_comm_) pinned = nullptr;
-    if (pinned) {
-      ++pinned->users;  // not evicted before the agreement says whether it is used
-      mine[kGeneration] = pinned->generation;
-    }
-    mine[kNotGeneration] = ~mine[kGeneration];
+    if (pinned) ++pinned->users;  // not evicted before the agreement says whether it is used
     // Idle private communicators count as room: one is evicted if a new one is needed.
-    mine[kNoRoom] = held_ - idle_count() + reserved_ < max_comms_ ? 0 : 1;
+    mine = bind_contribution(pinned ? pinned->generation : 0,
+                             held_ - idle_count() + reserved_ < max_comms_);
     ++reserved_;
     if (rank == 0) {
       if (pinned) mine[kSlot] = pinned->next_slot++;
@@ -219,14 +206,14 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
       mine[kNewGeneration] = next_generation_++;
     }
   }
-  std::array<std::uint64_t, kFields> all{};
-  PMPI_Allreduce(mine.data(), all.data(), kFields, MPI_UINT64_T, MPI_BOR, user);
+  BindWords all{};
+  PMPI_Allreduce(mine.data(), all.data(), kBindFields, MPI_UINT64_T, MPI_BOR, user);
 
   BindOutcome out;
   // The id is agreed here, so every rank logs the same name for the communicator.
   fmt::format_to_n(out.id.data(), out.id.size() - 1, "{}.{}", all[kCreatorRank], all[kSerial]);
-  const bool agreed = all[kGeneration] != 0 && (all[kGeneration] & all[kNotGeneration]) == 0;
-  if (agreed) {
+  const BindVerdict verdict = bind_verdict(all);
+  if (verdict == BindVerdict::bind) {
     {
       std::lock_guard lock(mutex_);
       --reserved_;
@@ -236,7 +223,7 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
     return out;
   }
   if (pinned) release(pinned);
-  if (all[kNoRoom] != 0) {
+  if (verdict == BindVerdict::native) {
     {
       std::lock_guard lock(mutex_);
       --reserved_;
