@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -56,7 +57,11 @@ std::string error_text(int rc) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   PMPI_Error_string(rc, text, &length);
-  return std::string(text, static_cast<std::size_t>(length));
+  // MPICH appends its error stack on further lines: the first line is the message.
+  std::string_view first(text, static_cast<std::size_t>(length));
+  first = first.substr(0, first.find('\n'));
+  if (first.ends_with(", error stack:")) first.remove_suffix(std::string_view(", error stack:").size());
+  return std::string(first);
 }
 
 
@@ -132,12 +137,14 @@ void PrivateComms::free_idle() {
   while (idle_count() > 0) evict_oldest_idle();
 }
 
-void PrivateComms::note_once(int user_rank, bool& flag, const std::string& message) {
-  // One message per run: from MPI_COMM_WORLD's rank 0, when it is the communicator's rank 0 (every
-  // rank of the communicator took the same outcome; its calls are logged as native either way).
+void PrivateComms::note_once(int user_rank, bool world_rank_0_only, bool& flag,
+                             const std::string& message) {
+  // From the communicator's rank 0 (every rank took the same outcome; its calls are logged as
+  // native either way), once per process; the limit's note only from MPI_COMM_WORLD's rank 0, as
+  // a program past it may make thousands of small communicators, each with its own rank 0.
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  if (user_rank != 0 || world_rank != 0) return;
+  if (user_rank != 0 || (world_rank_0_only && world_rank != 0)) return;
   {
     std::lock_guard lock(mutex_);
     if (flag) return;
@@ -163,7 +170,7 @@ std::shared_ptr<SharedComm> PrivateComms::create(MPI_Comm user, int user_rank,
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, user);
   if (!ok) {
     if (dup != MPI_COMM_NULL) PMPI_Comm_free(&dup);
-    note_once(user_rank, noted_failure_,
+    note_once(user_rank, false, noted_failure_,
               fmt::format("collsel: cannot make a private communicator for a communicator of {} "
                           "ranks (rank 0: {}); its calls run the MPI library's own collectives; "
                           "further such communicators are not reported",
@@ -228,7 +235,7 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
       std::lock_guard lock(mutex_);
       --reserved_;
     }
-    note_once(rank, noted_limit_,
+    note_once(rank, true, noted_limit_,
               fmt::format("collsel: [runtime] max_private_comms = {} private communicators are in "
                           "use; a new communicator of {} ranks runs the MPI library's own "
                           "collectives (logged as native); further such communicators are not "

@@ -124,7 +124,7 @@ class PrivateComms {
   // Not under mutex_: collective over `user`; null when the dup failed on some rank.
   std::shared_ptr<SharedComm> create(MPI_Comm user, int user_rank, std::uint64_t generation,
                                      std::vector<int> group);
-  void note_once(int user_rank, bool& flag, const std::string& message);
+  void note_once(int user_rank, bool world_rank_0_only, bool& flag, const std::string& message);
 
   const int max_comms_;
   const bool gather_placement_;

@@ -8,6 +8,7 @@
                      `threads race`: the first calls on the four race too;
      comms limit   — [runtime] max_private_comms = 1 (set by the test): MPI_COMM_WORLD is served,
                      a communicator over another group runs native, with correct results;
+     comms exhaust — no context id left for collsel: a communicator's calls run native, no abort;
      comms from3   — [runtime] serve_from_call = 3 (set by the test): a new communicator's first
                      two calls run native, the third is served.
    Prints "COMMS OK ..." on rank 0 and exits 0, or names the first wrong byte and exits 1. */
@@ -258,9 +259,42 @@ static int run_from3(void) {
   return any;
 }
 
+/* The program takes every context id but one, then splits a communicator over a new group (the
+   last id): collsel cannot make a private communicator for it, so its calls run native on every
+   rank, correctly, with one message and no abort. */
+static int run_exhaust(void) {
+  last_algorithm_fn last = (last_algorithm_fn)dlsym(RTLD_DEFAULT, "collsel_last_algorithm");
+  const int limit = communicator_limit();
+  MPI_Comm* held = malloc(sizeof(MPI_Comm) * (size_t)limit);
+  for (int i = 0; i < limit - 1; ++i) MPI_Comm_dup(MPI_COMM_WORLD, &held[i]);
+  MPI_Comm reversed;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, g_size - g_rank, &reversed);
+  int bad = exercise(reversed, 5, 300, 0);
+  if (last != NULL && strcmp(last(), "native") != 0) {
+    fprintf(stderr, "COMMS FAIL rank %d: with no context id left collsel ran %s\n", g_rank,
+            last());
+    bad = 1;
+  }
+  MPI_Comm_free(&reversed);
+  for (int i = 0; i < limit - 1; ++i) MPI_Comm_free(&held[i]);
+  free(held);
+  /* With the ids back, a new communicator over that group is served again. */
+  MPI_Comm_split(MPI_COMM_WORLD, 0, g_size - g_rank, &reversed);
+  bad |= exercise(reversed, 6, 300, 0);
+  if (last != NULL && strcmp(last(), "native") == 0) {
+    fprintf(stderr, "COMMS FAIL rank %d: with ids free again collsel still ran native\n", g_rank);
+    bad = 1;
+  }
+  MPI_Comm_free(&reversed);
+  int any = bad;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (g_rank == 0 && !any) printf("COMMS OK exhaust limit=%d\n", limit);
+  return any;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: comms many|churn N|threads [race]|limit|from3\n");
+    fprintf(stderr, "usage: comms many|churn N|threads [race]|limit|from3|exhaust\n");
     return 2;
   }
   const int threads = strcmp(argv[1], "threads") == 0;
@@ -287,6 +321,8 @@ int main(int argc, char** argv) {
     bad = run_limit();
   } else if (strcmp(argv[1], "from3") == 0) {
     bad = run_from3();
+  } else if (strcmp(argv[1], "exhaust") == 0) {
+    bad = run_exhaust();
   }
   MPI_Finalize();
   return bad;
