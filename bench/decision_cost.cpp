@@ -1,6 +1,6 @@
 // The cost of choosing an algorithm: a decision-cache hit (what every repeated call pays) against
 // a full decide() over the registry (a miss). Runs as a singleton MPI process (the cache lives in
-// a CommContext, which duplicates a communicator).
+// a CommContext; here one with no private communicator, since only its cache is measured).
 //   build/bench/decision_cost [ITERATIONS]
 // With a model file, the cost of one decide() at scale instead: per P (16 to 1024), ranks per
 // node (1: closed forms; 8: schedules simulated on the placement when the model has a
@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
                                                   collsel::conf::kEmbeddedModelName);
   const collsel::ModelSet models{nullptr, &*model.model};
   const collsel::Policy policy;
-  // Scoped: the context frees its communicator, which must happen before MPI_Finalize.
-  auto ctx_owner = std::make_unique<collsel::pmpi::CommContext>(MPI_COMM_WORLD, 0, 0);
+  auto ctx_owner =
+      std::make_unique<collsel::pmpi::CommContext>(MPI_COMM_WORLD, collsel::pmpi::BindOutcome{});
   auto& ctx = *ctx_owner;
   const collsel::CallShape shapes[] = {{collsel::Collective::bcast, 16, 1, 0},
                                        {collsel::Collective::bcast, 16, 65536, 0},

@@ -16,6 +16,10 @@ const char* collsel_last_algorithm(void);
    MPI_Finalize hangs over UCX's TCP transport. */
 void collsel_flush(void);
 
+/* The private communicators collsel holds now in this process (bound to user communicators or
+   kept idle for reuse): user communicators over one group share one. */
+int collsel_private_comms(void);
+
 /* "0.1.0" */
 const char* collsel_version(void);
 

@@ -1,26 +1,43 @@
 #include "pmpi/comm_context.hpp"
 
-#include <fmt/format.h>
+#include <algorithm>
 
-#include "selector/node_placement.hpp"
+#include "selector/calls.hpp"
 
 namespace collsel::pmpi {
 
-CommContext::CommContext(MPI_Comm user_comm, int creator_world_rank,
-                         std::uint64_t creator_serial, bool gather_placement) {
-  PMPI_Comm_dup(user_comm, &private_comm_);
-  PMPI_Comm_rank(private_comm_, &rank_);
-  PMPI_Comm_size(private_comm_, &size_);
-  if (rank_ == 0) {
-    fmt::format_to_n(id_.data(), id_.size() - 1, "{}.{}", creator_world_rank, creator_serial);
-  }
-  // The id is agreed once, when the context is made, so every rank logs the same name.
-  PMPI_Bcast(id_.data(), static_cast<int>(id_.size()), MPI_CHAR, 0, private_comm_);
-  if (gather_placement) placement_ = gather_node_placement(private_comm_);
+CommContext::CommContext(MPI_Comm user_comm, BindOutcome bound)
+    : binding_(std::move(bound.binding)), id_(bound.id) {
+  PMPI_Comm_rank(user_comm, &rank_);
+  PMPI_Comm_size(user_comm, &size_);
 }
 
-CommContext::~CommContext() {
-  if (private_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&private_comm_);
+double CommContext::agree_max(double local) const {
+  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages on the critical
+  // path, reached only at the monitor's few agreement points.
+  const MPI_Comm comm = this->comm();
+  const int tag = tag_base() + kTagAgree;
+  double value = local;
+  int mask = 1;
+  for (; mask < size_; mask <<= 1) {
+    if ((rank_ & mask) != 0) {
+      PMPI_Send(&value, 1, MPI_DOUBLE, rank_ - mask, tag, comm);
+      break;
+    }
+    if (rank_ + mask < size_) {
+      double other = 0.0;
+      PMPI_Recv(&other, 1, MPI_DOUBLE, rank_ + mask, tag, comm, MPI_STATUS_IGNORE);
+      value = std::max(value, other);
+    }
+  }
+  // Rank r received from r - mask (its lowest set bit) and now forwards to r + mask/2, ....
+  if (rank_ != 0) {
+    PMPI_Recv(&value, 1, MPI_DOUBLE, rank_ - mask, tag, comm, MPI_STATUS_IGNORE);
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (rank_ + mask < size_) PMPI_Send(&value, 1, MPI_DOUBLE, rank_ + mask, tag, comm);
+  }
+  return value;
 }
 
 std::size_t CommContext::ShapeHash::operator()(const CallShape& s) const noexcept {

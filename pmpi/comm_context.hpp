@@ -1,8 +1,10 @@
-// What collsel keeps per user communicator (STYLE.md 8.5 #19): the private duplicate its own
-// messages travel on, the run-wide id of the communicator, the call counter, the placement of its
-// ranks on nodes (when the model simulates schedules), and a small decision cache so a repeated
-// call costs a lookup rather than a model evaluation. Attached to the user's communicator with an
-// attribute keyval, freed with it.
+// What collsel keeps per user communicator (STYLE.md 8.5 #19): its binding to the private
+// communicator its messages travel on (shared with the other user communicators over the same
+// group, each with its own tags: pmpi/private_comms.hpp), the run-wide id of the communicator, the
+// call counter, and a small decision cache so a repeated call costs a lookup rather than a model
+// evaluation. Attached to the user's communicator with an attribute keyval, freed with it. A
+// context without a binding (max_private_comms reached, or collsel's dup failed) runs every call
+// native, on every rank alike.
 #pragma once
 
 #include <mpi.h>
@@ -11,9 +13,11 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "models/contention/schedule.hpp"
+#include "pmpi/private_comms.hpp"
 #include "selector/adapt.hpp"
 #include "selector/decide.hpp"
 #include "selector/learned.hpp"
@@ -60,25 +64,30 @@ struct ShapeState {
 
 class CommContext {
  public:
-  // Collective over `user_comm`: duplicates it and agrees on the id made by its rank 0. With
-  // `gather_placement` (equal on all ranks: it comes from the model every rank parsed), it also
-  // gathers every rank's processor name once, so decisions can simulate schedules on the
-  // communicator's real placement.
-  CommContext(MPI_Comm user_comm, int creator_world_rank, std::uint64_t creator_serial,
-              bool gather_placement = false);
-  ~CommContext();
+  // `bound` is what PrivateComms::bind agreed for `user_comm` (no binding: native).
+  CommContext(MPI_Comm user_comm, BindOutcome bound);
+  ~CommContext() = default;
   CommContext(const CommContext&) = delete;
   CommContext& operator=(const CommContext&) = delete;
 
-  MPI_Comm comm() const { return private_comm_; }
+  // False: every call on this communicator runs native (the same on all its ranks).
+  bool served() const { return binding_ != nullptr; }
+  MPI_Comm comm() const { return binding_ ? binding_->comm() : MPI_COMM_NULL; }
+  int tag_base() const { return binding_ ? binding_->tag_base() : 0; }
   int rank() const { return rank_; }
   int size() const { return size_; }
   const char* id() const { return id_.data(); }
   std::uint64_t next_seq() { return seq_++; }
+  // True once: this call is the communicator's first (its set-up is logged with it).
+  bool first_call() { return std::exchange(first_call_, false); }
   // Rank -> node of this communicator; nullptr when it was not gathered.
   const models::contention::Placement* placement() const {
-    return placement_ ? &*placement_ : nullptr;
+    return binding_ && binding_->shared().placement ? &*binding_->shared().placement : nullptr;
   }
+  // The maximum of `local` over the communicator's ranks, by point-to-point on this
+  // communicator's own agreement tag: a collective on the shared private communicator could
+  // meet another user communicator's collective from another thread.
+  double agree_max(double local) const;
 
   // nullptr when the shape is not cached yet.
   ShapeState* cached(const CallShape& shape);
@@ -97,12 +106,12 @@ class CommContext {
   // starts over at the same call), and a monitored shape starts its monitoring again.
   static constexpr std::size_t kCacheCapacity = 256;
 
-  MPI_Comm private_comm_ = MPI_COMM_NULL;
+  std::unique_ptr<Binding> binding_;
   int rank_ = 0;
   int size_ = 1;
   std::array<char, 32> id_{};
   std::uint64_t seq_ = 0;
-  std::optional<models::contention::Placement> placement_;
+  bool first_call_ = true;
   std::unordered_map<CallShape, ShapeState, ShapeHash> cache_;
   std::vector<LearnedShape> evicted_;  // monitored shapes the cache let go of
 };

@@ -168,4 +168,6 @@ void collsel_flush(void) {
 
 const char* collsel_version(void) { return collsel::kVersion.data(); }
 
+int collsel_private_comms(void) { return collsel::pmpi::runtime().private_comms_held(); }
+
 }  // extern "C"

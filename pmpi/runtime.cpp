@@ -38,7 +38,17 @@ namespace {
 
 thread_local const char* t_last_algorithm = kNativeName.data();
 
+// Before its [runtime] serve_from_call-th call a communicator has no context, only its call count
+// stored in the attribute value itself, tagged by the low bit (a CommContext* has it clear): a
+// communicator used once costs no allocation and no communication.
+constexpr std::uintptr_t kCountTag = 1;
+
+void* count_attribute(std::uint64_t calls) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(calls << 1) | kCountTag);
+}
+
 int delete_context(MPI_Comm, int, void* attribute, void*) {
+  if ((reinterpret_cast<std::uintptr_t>(attribute) & kCountTag) != 0) return MPI_SUCCESS;
   runtime().retire_context(static_cast<CommContext*>(attribute));
   return MPI_SUCCESS;
 }
@@ -69,6 +79,8 @@ struct Runtime::Impl {
   std::atomic<std::uint64_t> context_serial{0};
   Startup boot;  // read-only once `initialized`
   ModelSet models;
+  // The private communicators, shared by the user communicators over one group.
+  std::unique_ptr<PrivateComms> private_comms;
 
   std::mutex notes_mutex;
   std::set<Collective> noted;  // collectives whose decision note was printed already
@@ -107,22 +119,34 @@ struct Runtime::Impl {
     models = boot.models();
     // From here on an exit without MPI_Finalize, MPI_Abort or a fatal signal still ends the log.
     if (boot.log) install_endings(boot.log.get());
+    private_comms = std::make_unique<PrivateComms>(boot.config.max_private_comms, boot.tag_ub,
+                                                   boot.placement_wanted);
     initialized.store(true, std::memory_order_release);
   }
 
-  CommContext& context(MPI_Comm comm) {
+  // The communicator's context; nullptr while its calls are counted, before the
+  // serve_from_call-th (the count is the same on every rank: each makes the same collective calls
+  // on a communicator, in the same order). MPI_COMM_WORLD lives for the whole run and is served
+  // from its first call.
+  CommContext* context(MPI_Comm comm) {
     void* attribute = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, context_keyval, &attribute, &found);
-    if (found) return *static_cast<CommContext*>(attribute);
+    const std::uintptr_t value = found ? reinterpret_cast<std::uintptr_t>(attribute) : 0;
+    if (found && (value & kCountTag) == 0) return static_cast<CommContext*>(attribute);
+    const std::uint64_t calls_before = value >> 1;
+    if (comm != MPI_COMM_WORLD && calls_before + 1 < boot.config.serve_from_call) {
+      PMPI_Comm_set_attr(comm, context_keyval, count_attribute(calls_before + 1));
+      return nullptr;
+    }
     auto* created =
-        new CommContext(comm, world_rank, context_serial.fetch_add(1), boot.placement_wanted);
+        new CommContext(comm, private_comms->bind(comm, world_rank, context_serial.fetch_add(1)));
     PMPI_Comm_set_attr(comm, context_keyval, created);
-    if (boot.config.adapt.mode != AdaptMode::off) {
+    if (created->served() && boot.config.adapt.mode != AdaptMode::off) {
       std::lock_guard lock(learned_mutex);
       live.insert(created);
     }
-    return *created;
+    return created;
   }
 
   // Moves what a context's monitors learned into the run's table (under learned_mutex).
@@ -261,7 +285,9 @@ struct Runtime::Impl {
       return go_native();
     }
     const double start = PMPI_Wtime();
-    CommContext& ctx = context(comm);
+    CommContext* found = context(comm);
+    if (found == nullptr) return go_native();  // before serve_from_call: native, not logged
+    CommContext& ctx = *found;
     const std::optional<Served<Call>> served = prepare(ctx);
     if (!served) return go_native();
     return serve<Call>(ctx, comm, served->shape, start, served->call, native);
@@ -272,9 +298,16 @@ struct Runtime::Impl {
   template <class Call, class Native>
   int serve(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape, double start,
             const Call& call, Native native) {
-    bool fresh = false;
-    ShapeState& state = choose<Call>(ctx, user_comm, shape, fresh);
-    const Choice choice = state.current();
+    // A communicator collsel holds no private communicator for runs native, logged as such.
+    bool fresh = ctx.first_call();
+    ShapeState* state = nullptr;
+    Choice choice;
+    if (ctx.served()) {
+      bool new_shape = false;
+      state = &choose<Call>(ctx, user_comm, shape, new_shape);
+      fresh = fresh || new_shape;
+      choice = state->current();
+    }
     std::string_view name = kNativeName;
     int rc = MPI_SUCCESS;
     const double run_start = PMPI_Wtime();
@@ -292,14 +325,11 @@ struct Runtime::Impl {
       // its set-up, logged apart so the model's errors stay clean.
       record(ctx, shape, choice, name, run_start, end, fresh ? run_start - start : 0.0);
       // The monitor sees the algorithm's time only; at its agreed points every rank of the
-      // communicator reduces, so the next call's algorithm comes from the same value everywhere
-      // (selector/adapt.hpp). On the user's communicator, like choose()'s agreement: the
-      // private one may be shared, and collectives on it could then run concurrently.
-      if (state.monitor && state.monitor->record(end - run_start)) {
-        const double local = state.monitor->local_value();
-        double agreed = local;
-        PMPI_Allreduce(&local, &agreed, 1, MPI_DOUBLE, MPI_MAX, user_comm);
-        state.monitor->agree(agreed);
+      // communicator reduces, point to point on its own tags of the private communicator (a
+      // collective there could run concurrently with another user communicator's), so the next
+      // call's algorithm comes from the same value everywhere (selector/adapt.hpp).
+      if (state && state->monitor && state->monitor->record(end - run_start)) {
+        state->monitor->agree(ctx.agree_max(state->monitor->local_value()));
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "collsel: rank %d: after the call (%s); its result stands\n",
@@ -397,11 +427,13 @@ void Runtime::write_learned() {
 }
 
 void Runtime::release_world() {
-  // Frees MPI_COMM_WORLD's private duplicate while MPI is still fully up, rather than from an
-  // attribute callback in the middle of PMPI_Finalize.
+  // Frees MPI_COMM_WORLD's context (its share of a private communicator) and the idle private
+  // communicators while MPI is still fully up, rather than from an attribute callback in the
+  // middle of PMPI_Finalize.
   if (impl_->context_keyval != MPI_KEYVAL_INVALID) {
     PMPI_Comm_delete_attr(MPI_COMM_WORLD, impl_->context_keyval);
   }
+  if (impl_->private_comms) impl_->private_comms->free_idle();
 }
 
 namespace {
@@ -423,7 +455,8 @@ int Runtime::bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
       [&](CommContext& ctx) -> std::optional<Served<BcastCall>> {
         if (root < 0 || root >= ctx.size()) return std::nullopt;
         return Served<BcastCall>{{Collective::bcast, ctx.size(), *bytes, root},
-                                 {buffer, count, type, root, ctx.comm(), ctx.rank(), ctx.size()}};
+                                 {buffer, count, type, root, ctx.comm(), ctx.rank(), ctx.size(),
+                                  ctx.tag_base()}};
       });
 }
 
@@ -445,7 +478,7 @@ int Runtime::scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         if (!bytes || (!is_root && recvbuf == MPI_IN_PLACE)) return std::nullopt;
         return Served<ScatterCall>{{Collective::scatter, ctx.size(), *bytes, root},
                                    {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    root, ctx.comm(), ctx.rank(), ctx.size()}};
+                                    root, ctx.comm(), ctx.rank(), ctx.size(), ctx.tag_base()}};
       });
 }
 
@@ -464,11 +497,15 @@ int Runtime::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
       [&](CommContext& ctx) -> std::optional<Served<AlltoallCall>> {
         return Served<AlltoallCall>{{Collective::alltoall, ctx.size(), *bytes, 0},
                                     {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                     ctx.comm(), ctx.rank(), ctx.size()}};
+                                     ctx.comm(), ctx.rank(), ctx.size(), ctx.tag_base()}};
       });
 }
 
 const char* Runtime::last_algorithm() { return t_last_algorithm; }
+
+int Runtime::private_comms_held() const {
+  return impl_->private_comms ? impl_->private_comms->held() : 0;
+}
 
 Runtime& runtime() {
   // Deliberately leaked: MPI may run attribute callbacks (finalize_from_self) during exit,

@@ -38,6 +38,9 @@ class Runtime {
   // learned is kept for the learned table.
   void retire_context(class CommContext* ctx);
 
+  // Private communicators held now (collsel_private_comms), for tests.
+  int private_comms_held() const;
+
   // The algorithm name this thread's last intercepted call ran ("native" included), for tests.
   static const char* last_algorithm();
 

@@ -300,6 +300,13 @@ Startup start_up(MPI_Comm comm, int world_rank) {
   const BootPayload payload = exchange_payload(boot, rank);
   load(payload, rank == 0, s);
   open_log(boot, payload.run_id, world_rank, rank == 0, s);
+  // Tags on the shared private communicators are handed out by each group's rank 0 and used by
+  // all its ranks: every rank takes the smallest upper bound.
+  void* tag_ub = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+  if (found) s.tag_ub = *static_cast<int*>(tag_ub);
+  PMPI_Allreduce(MPI_IN_PLACE, &s.tag_ub, 1, MPI_INT, MPI_MIN, boot);
   PMPI_Comm_free(&boot);
   s.inject = injected_failure(world_rank);
   return s;

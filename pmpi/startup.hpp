@@ -42,6 +42,7 @@ struct Startup {
   std::optional<LearnedTable> learned;
   std::string model_name;    // the name of the model in use (the learned table's key)
   std::string learned_out;   // where finalize writes what this run learned: LOG_DIR/RUN/learned.toml
+  int tag_ub = 32767;        // MPI_TAG_UB, the smallest over the start-up communicator's ranks
 
   // Points into `calibrated` and `fallback`: valid while this object lives where it is.
   [[nodiscard]] ModelSet models() const {

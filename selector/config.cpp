@@ -270,6 +270,21 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
   }
 }
 
+// Bounds of [runtime] max_private_comms: 0 serves no communicator at all; MPICH has 2048 context
+// ids per process, so more than 1024 private ones would leave the program too few.
+constexpr std::int64_t kMaxPrivateCommsLimit = 1024;
+// The attribute holding the count keeps it in the bits of a pointer: far more than enough.
+constexpr std::int64_t kServeFromCallLimit = 1'000'000'000;
+
+void read_runtime(Reader& r, const toml::table& root, Config& c) {
+  const auto* t = sub_table(r, root, "runtime");
+  if (t == nullptr) return;
+  check_keys(r, *t, "[runtime]", {"max_private_comms", "serve_from_call"});
+  read_bounded(r, *t, "[runtime]", "max_private_comms", 0, kMaxPrivateCommsLimit,
+               c.max_private_comms);
+  read_bounded(r, *t, "[runtime]", "serve_from_call", 1, kServeFromCallLimit, c.serve_from_call);
+}
+
 void env_force(Config& c, const EnvMap& env, std::string_view var, Collective coll,
                Diagnostics& out) {
   const auto it = env.find(var);
@@ -349,13 +364,14 @@ ConfigLoad parse_config(std::string_view text, std::string_view source) {
       "fix the syntax; until then the whole file is ignored and the built-in defaults apply");
   if (!parsed) return load;
   const toml::table& root = *parsed;
-  check_keys(r, root, "the top level", {"model", "log", "enable", "override", "selection", "adapt"});
+  check_keys(r, root, "the top level", {"model", "log", "enable", "override", "selection", "adapt", "runtime"});
   read_model(r, root, load.config);
   read_log(r, root, load.config);
   read_enable(r, root, load.config);
   read_override(r, root, load.config);
   read_selection(r, root, load.config);
   read_adapt(r, root, load.config);
+  read_runtime(r, root, load.config);
   return load;
 }
 
@@ -414,6 +430,31 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
     }
   }
   if (auto it = env.find(kEnvLearned); it != env.end()) c.adapt.learned_path = it->second;
+  if (auto it = env.find(kEnvMaxPrivateComms); it != env.end() && !it->second.empty()) {
+    // "0" is valid here (no communicator served), so not positive_integer().
+    std::uint64_t v = 0;
+    const char* end = it->second.data() + it->second.size();
+    const auto [ptr, ec] = std::from_chars(it->second.data(), end, v);
+    if (ec == std::errc() && ptr == end && v <= static_cast<std::uint64_t>(kMaxPrivateCommsLimit)) {
+      c.max_private_comms = static_cast<int>(v);
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: '{}' is not a count from 0 to {}", kEnvMaxPrivateComms,
+                                 it->second, kMaxPrivateCommsLimit),
+                     fmt::format("use e.g. 64; using {}", c.max_private_comms)});
+    }
+  }
+  if (auto it = env.find(kEnvServeFromCall); it != env.end() && !it->second.empty()) {
+    if (auto v = positive_integer(it->second);
+        v && *v <= static_cast<std::uint64_t>(kServeFromCallLimit)) {
+      c.serve_from_call = *v;
+    } else {
+      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                     fmt::format("{}: '{}' is not a count from 1 to {}", kEnvServeFromCall,
+                                 it->second, kServeFromCallLimit),
+                     fmt::format("use e.g. 2; using {}", c.serve_from_call)});
+    }
+  }
 }
 
 ConfigLoad resolve_config(const ConfigInputs& in) {

@@ -41,6 +41,14 @@ struct Config {
   // A rank's log file at most (0: no bound): traces stop at 3/4 of it, summaries at all of it, so
   // 1,024 ranks write at most 4 GiB by default whatever the job does (docs/LOGS.md).
   std::uint64_t log_max_bytes = std::uint64_t{4} << 20;
+  // [runtime] max_private_comms: private communicators collsel holds at most per process. User
+  // communicators over one group share one (pmpi/private_comms.hpp); beyond the bound a new
+  // group's communicators run native. Each one held is a context id the program cannot use.
+  int max_private_comms = 64;
+  // [runtime] serve_from_call: a communicator other than MPI_COMM_WORLD is served from its k-th
+  // intercepted collective call; the calls before run native, unlogged, at the cost of a counter.
+  // k > 1 keeps short-lived communicators (a split per iteration) at native speed.
+  std::uint64_t serve_from_call = 1;
   Policy policy;
   AdaptSettings adapt;
 };
@@ -58,6 +66,8 @@ inline constexpr std::string_view kEnvSegmentBytes = "COLLSEL_SEGMENT_BYTES";
 inline constexpr std::string_view kEnvDisable = "COLLSEL_DISABLE";
 inline constexpr std::string_view kEnvAdapt = "COLLSEL_ADAPT";      // off, monitor, explore
 inline constexpr std::string_view kEnvLearned = "COLLSEL_LEARNED";  // a learned table to start from
+inline constexpr std::string_view kEnvMaxPrivateComms = "COLLSEL_MAX_PRIVATE_COMMS";
+inline constexpr std::string_view kEnvServeFromCall = "COLLSEL_SERVE_FROM_CALL";
 
 using EnvMap = std::map<std::string, std::string, std::less<>>;
 // The COLLSEL_* variables of this process's environment.

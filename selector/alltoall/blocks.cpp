@@ -88,17 +88,17 @@ int Exchange::keep_own_block() const {
 }
 
 int Exchange::isend(int peer, MPI_Request* request) const {
-  return PMPI_Isend(send_block(peer), out_.count, out_.type, peer, kTagData, call_.comm, request);
+  return PMPI_Isend(send_block(peer), out_.count, out_.type, peer, data_tag(call_), call_.comm, request);
 }
 
 int Exchange::irecv(int peer, MPI_Request* request) const {
-  return PMPI_Irecv(recv_block(peer), call_.recvcount, call_.recvtype, peer, kTagData, call_.comm,
+  return PMPI_Irecv(recv_block(peer), call_.recvcount, call_.recvtype, peer, data_tag(call_), call_.comm,
                     request);
 }
 
 int Exchange::sendrecv(int to, int from) const {
-  return PMPI_Sendrecv(send_block(to), out_.count, out_.type, to, kTagData, recv_block(from),
-                       call_.recvcount, call_.recvtype, from, kTagData, call_.comm,
+  return PMPI_Sendrecv(send_block(to), out_.count, out_.type, to, data_tag(call_), recv_block(from),
+                       call_.recvcount, call_.recvtype, from, data_tag(call_), call_.comm,
                        MPI_STATUS_IGNORE);
 }
 

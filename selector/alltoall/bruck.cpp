@@ -42,8 +42,8 @@ int bruck(const AlltoallCall& call, const AlgoParams&) {
     for (int i = d; i < n; ++i) {
       if (i & d) next = std::copy_n(slot(i), m, next);
     }
-    if (int e = PMPI_Sendrecv(sending.data(), bytes, MPI_BYTE, (rank + d) % n, kTagData,
-                              receiving.data(), bytes, MPI_BYTE, (rank - d + n) % n, kTagData,
+    if (int e = PMPI_Sendrecv(sending.data(), bytes, MPI_BYTE, (rank + d) % n, data_tag(call),
+                              receiving.data(), bytes, MPI_BYTE, (rank - d + n) % n, data_tag(call),
                               call.comm, MPI_STATUS_IGNORE);
         e != MPI_SUCCESS) {
       return e;

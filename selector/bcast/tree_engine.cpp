@@ -77,19 +77,19 @@ class Node {
     if (options_.rendezvous) {
       // Wait for the parent's request before announcing readiness: the handshake is part of
       // the cost model, so it must really take place in this order.
-      if (int e = PMPI_Recv(nullptr, 0, MPI_BYTE, parent, kTagRequest, call_.comm,
+      if (int e = PMPI_Recv(nullptr, 0, MPI_BYTE, parent, request_tag(call_), call_.comm,
                             MPI_STATUS_IGNORE);
           e != MPI_SUCCESS) {
         return e;
       }
     }
     if (int e = PMPI_Irecv(bytes_ + segments_.offset(i), segments_.length(i), MPI_BYTE, parent,
-                           kTagData, call_.comm, requests.add());
+                           data_tag(call_), call_.comm, requests.add());
         e != MPI_SUCCESS) {
       return e;
     }
     if (options_.rendezvous) {
-      return PMPI_Send(nullptr, 0, MPI_BYTE, parent, kTagReady, call_.comm);
+      return PMPI_Send(nullptr, 0, MPI_BYTE, parent, ready_tag(call_), call_.comm);
     }
     return MPI_SUCCESS;
   }
@@ -98,7 +98,7 @@ class Node {
     Requests sending;
     if (options_.rendezvous) {
       for (int child : tree_.children) {
-        if (int e = PMPI_Send(nullptr, 0, MPI_BYTE, rank_of(child), kTagRequest, call_.comm);
+        if (int e = PMPI_Send(nullptr, 0, MPI_BYTE, rank_of(child), request_tag(call_), call_.comm);
             e != MPI_SUCCESS) {
           return e;
         }
@@ -106,14 +106,14 @@ class Node {
     }
     for (int child : tree_.children) {
       if (options_.rendezvous) {
-        if (int e = PMPI_Recv(nullptr, 0, MPI_BYTE, rank_of(child), kTagReady, call_.comm,
+        if (int e = PMPI_Recv(nullptr, 0, MPI_BYTE, rank_of(child), ready_tag(call_), call_.comm,
                               MPI_STATUS_IGNORE);
             e != MPI_SUCCESS) {
           return e;
         }
       }
       if (int e = PMPI_Isend(bytes_ + segments_.offset(i), segments_.length(i), MPI_BYTE,
-                             rank_of(child), kTagData, call_.comm, sending.add());
+                             rank_of(child), data_tag(call_), call_.comm, sending.add());
           e != MPI_SUCCESS) {
         return e;
       }

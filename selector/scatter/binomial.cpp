@@ -37,7 +37,7 @@ int binomial(const ScatterCall& call, const AlgoParams&) {
     const int n = schedule::binomial_subtree_size(vrank, call.size);
     received = flavour::Scratch(static_cast<std::size_t>(span_bytes(n)));
     const int parent = schedule::to_rank(node.parent, call.root, call.size);
-    if (int e = PMPI_Recv(received.data(), span_bytes(n), MPI_BYTE, parent, kTagData, call.comm,
+    if (int e = PMPI_Recv(received.data(), span_bytes(n), MPI_BYTE, parent, data_tag(call), call.comm,
                           MPI_STATUS_IGNORE);
         e != MPI_SUCCESS) {
       return e;
@@ -57,7 +57,7 @@ int binomial(const ScatterCall& call, const AlgoParams&) {
   for (int child : node.children) {
     const int n = schedule::binomial_subtree_size(child, call.size);
     if (int e = PMPI_Send(block_of(child), span_bytes(n), MPI_BYTE,
-                          schedule::to_rank(child, call.root, call.size), kTagData, call.comm);
+                          schedule::to_rank(child, call.root, call.size), data_tag(call), call.comm);
         e != MPI_SUCCESS) {
       return e;
     }

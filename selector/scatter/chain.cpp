@@ -25,7 +25,7 @@ int chain(const ScatterCall& call, const AlgoParams&) {
     if (error != MPI_SUCCESS) return error;
     Requests sending;
     if (has_next) {
-      if (int e = PMPI_Isend(blocks.block(1), bytes_from(1), MPI_BYTE, next, kTagData, call.comm,
+      if (int e = PMPI_Isend(blocks.block(1), bytes_from(1), MPI_BYTE, next, data_tag(call), call.comm,
                              sending.add());
           e != MPI_SUCCESS) {
         return e;
@@ -37,14 +37,14 @@ int chain(const ScatterCall& call, const AlgoParams&) {
 
   const int previous = schedule::to_rank(vrank - 1, call.root, call.size);
   flavour::Scratch received(static_cast<std::size_t>(bytes_from(vrank)));
-  if (int e = PMPI_Recv(received.data(), bytes_from(vrank), MPI_BYTE, previous, kTagData,
+  if (int e = PMPI_Recv(received.data(), bytes_from(vrank), MPI_BYTE, previous, data_tag(call),
                         call.comm, MPI_STATUS_IGNORE);
       e != MPI_SUCCESS) {
     return e;
   }
   Requests sending;
   if (has_next) {
-    if (int e = PMPI_Isend(received.data() + m, bytes_from(vrank + 1), MPI_BYTE, next, kTagData,
+    if (int e = PMPI_Isend(received.data() + m, bytes_from(vrank + 1), MPI_BYTE, next, data_tag(call),
                            call.comm, sending.add());
         e != MPI_SUCCESS) {
       return e;

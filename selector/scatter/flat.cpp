@@ -12,7 +12,7 @@ namespace collsel::scatter {
 int flat(const ScatterCall& call, const AlgoParams&) {
   if (block_bytes(call) == 0) return MPI_SUCCESS;
   if (call.rank != call.root) {
-    return PMPI_Recv(call.recvbuf, call.recvcount, call.recvtype, call.root, kTagData, call.comm,
+    return PMPI_Recv(call.recvbuf, call.recvcount, call.recvtype, call.root, data_tag(call), call.comm,
                      MPI_STATUS_IGNORE);
   }
   MPI_Aint lb = 0, extent = 0;
@@ -22,7 +22,7 @@ int flat(const ScatterCall& call, const AlgoParams&) {
     const int rank = schedule::to_rank(v, call.root, call.size);
     const auto* block = static_cast<const char*>(call.sendbuf) +
                         static_cast<MPI_Aint>(rank) * call.sendcount * extent;
-    if (int e = PMPI_Isend(block, call.sendcount, call.sendtype, rank, kTagData, call.comm,
+    if (int e = PMPI_Isend(block, call.sendcount, call.sendtype, rank, data_tag(call), call.comm,
                            sending.add());
         e != MPI_SUCCESS) {
       return e;

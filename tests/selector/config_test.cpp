@@ -96,6 +96,44 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(a.hysteresis, d.hysteresis);
   EXPECT_EQ(a.abandon_factor, d.abandon_factor);
   EXPECT_EQ(a.learned_path, d.learned_path);
+  EXPECT_EQ(file.config.max_private_comms, defaults.max_private_comms);
+  EXPECT_EQ(file.config.serve_from_call, defaults.serve_from_call);
+}
+
+TEST(Config, ReadsTheRuntimeSection) {
+  const ConfigLoad load =
+      parse_config("[runtime]\nmax_private_comms = 3\nserve_from_call = 5\n", "c.toml");
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.max_private_comms, 3);
+  EXPECT_EQ(load.config.serve_from_call, 5u);
+}
+
+TEST(Config, MaxPrivateCommsOutOfRangeKeepsTheDefault) {
+  const ConfigLoad load = parse_config("[runtime]\nmax_private_comms = -1\n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].line, 2);
+  EXPECT_NE(load.diagnostics[0].problem.find("max_private_comms = -1 in [runtime] is out of range"),
+            std::string::npos);
+  EXPECT_NE(load.diagnostics[0].fix.find("use 0 to 1024; using 64"), std::string::npos);
+  EXPECT_EQ(load.config.max_private_comms, Config{}.max_private_comms);
+}
+
+TEST(Config, MaxPrivateCommsFromTheEnvironment) {
+  Config c;
+  Diagnostics d;
+  apply_env(c, {{"COLLSEL_MAX_PRIVATE_COMMS", "0"}}, d);
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(c.max_private_comms, 0);
+  apply_env(c, {{"COLLSEL_MAX_PRIVATE_COMMS", "lots"}}, d);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].problem.find("COLLSEL_MAX_PRIVATE_COMMS: 'lots' is not a count from 0 to 1024"),
+            std::string::npos);
+  EXPECT_EQ(c.max_private_comms, 0);
+  apply_env(c, {{"COLLSEL_SERVE_FROM_CALL", "0"}}, d);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_NE(d[1].problem.find("COLLSEL_SERVE_FROM_CALL: '0' is not a count from 1 to"),
+            std::string::npos);
+  EXPECT_EQ(c.serve_from_call, 1u);
 }
 
 TEST(Config, ReadsTheAdaptSection) {
@@ -175,7 +213,7 @@ TEST(Config, UnknownKeyIsAWarningAndTheRestApplies) {
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[0],
             "collsel: c.toml:4: unknown key 'colors' in the top level; remove it; valid keys in "
-            "the top level: model, log, enable, override, selection, adapt");
+            "the top level: model, log, enable, override, selection, adapt, runtime");
   EXPECT_EQ(m[1],
             "collsel: c.toml:2: unknown key 'directory' in [log]; remove it; valid keys in [log]: "
             "dir, level, buffer_records, stack_depth, max_records, summary_entries, max_bytes");

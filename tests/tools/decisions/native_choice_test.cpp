@@ -127,7 +127,9 @@ TEST(NativeChoiceOpenMpi, EveryRowEndsWithEverySizeAndRowsAscend) {
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(rows.back().below_procs, openmpi::kEveryComm);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (i > 0) EXPECT_LT(rows[i - 1].below_procs, rows[i].below_procs);
+      if (i > 0) {
+        EXPECT_LT(rows[i - 1].below_procs, rows[i].below_procs);
+      }
       ASSERT_FALSE(rows[i].sizes.empty());
       EXPECT_EQ(rows[i].sizes.back().below_bytes, openmpi::kEverything);
       for (std::size_t j = 1; j < rows[i].sizes.size(); ++j) {
