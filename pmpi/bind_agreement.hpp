@@ -12,7 +12,8 @@ namespace collsel::pmpi {
 enum BindField : std::size_t {
   kGeneration,     // this rank's current private communicator for the group; 0: none
   kNotGeneration,  // ~kGeneration: all ranks agree iff (OR g) & (OR ~g) == 0
-  kNoRoom,         // 1: this rank holds max_private_comms already
+  kNoRoom,         // bit 1: this rank holds max_private_comms already; bit 2: it failed to
+                   // prepare the binding (an allocation): either way every rank runs native
   kSlot,           // rank 0: its slot of its private communicator
   kCreatorRank,    // rank 0: its MPI_COMM_WORLD rank (the id's first part)
   kSerial,         // rank 0: its communicator serial (the id's second part)

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -191,7 +193,30 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
   int rank = 0, size = 1;
   PMPI_Comm_rank(user, &rank);
   PMPI_Comm_size(user, &size);
-  std::vector<int> group = world_ranks_of(user, size);
+  // A failure here is this rank's alone (an allocation): it must not send this rank to the
+  // native routine while the others wait in the agreement below, so the rank joins the
+  // agreement saying it failed, and every rank runs this communicator natively.
+  std::vector<int> group;
+  bool prepared = true;
+  try {
+    if (fail_locally_) throw std::bad_alloc();
+    group = world_ranks_of(user, size);
+  } catch (const std::exception& e) {
+    prepared = false;
+    bool first = false;
+    {
+      std::lock_guard lock(mutex_);
+      first = !std::exchange(noted_local_, true);
+    }
+    if (first) {
+      int world_rank_here = 0;
+      PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank_here);
+      std::fprintf(stderr,
+                   "collsel: rank %d: preparing a new communicator failed (%s); every rank runs "
+                   "its collectives natively; further such failures are not reported\n",
+                   world_rank_here, e.what());
+    }
+  }
 
   BindWords mine{};
   std::shared_ptr<SharedComm> pinned;
@@ -205,6 +230,7 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
     // Idle private communicators count as room: one is evicted if a new one is needed.
     mine = bind_contribution(pinned ? pinned->generation : 0,
                              held_ - idle_count() + reserved_ < max_comms_);
+    if (!prepared) mine[kNoRoom] |= 2;
     ++reserved_;
     if (rank == 0) {
       if (pinned) mine[kSlot] = pinned->next_slot++;
@@ -235,6 +261,8 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
       std::lock_guard lock(mutex_);
       --reserved_;
     }
+    // A rank that failed to prepare said why itself; the limit is said by world rank 0.
+    if ((all[kNoRoom] & 1) == 0) return out;
     note_once(rank, true, noted_limit_,
               fmt::format("collsel: [runtime] max_private_comms = {} private communicators are in "
                           "use; a new communicator of {} ranks runs the MPI library's own "

@@ -99,8 +99,10 @@ struct BindOutcome {
 class PrivateComms {
  public:
   // `max_comms` ([runtime] max_private_comms) and `tag_ub` (MPI_TAG_UB) are equal on all ranks.
-  PrivateComms(int max_comms, int tag_ub, bool gather_placement)
-      : max_comms_(max_comms), gather_placement_(gather_placement),
+  // `fail_locally`: the test hook (COLLSEL_TEST_FAIL=bind@RANK, pmpi/startup.hpp) making this
+  // rank's preparation of every binding throw, as an allocation failure would.
+  PrivateComms(int max_comms, int tag_ub, bool gather_placement, bool fail_locally = false)
+      : max_comms_(max_comms), gather_placement_(gather_placement), fail_locally_(fail_locally),
         slots_per_comm_(static_cast<std::uint64_t>(tag_ub) / kTagsPerSlot) {}
   ~PrivateComms() = default;
   PrivateComms(const PrivateComms&) = delete;
@@ -128,6 +130,7 @@ class PrivateComms {
 
   const int max_comms_;
   const bool gather_placement_;
+  const bool fail_locally_;
   const std::uint64_t slots_per_comm_;
   mutable std::mutex mutex_;
   // Per group, its private communicators, oldest first; the last is the current one.
@@ -140,6 +143,7 @@ class PrivateComms {
   std::uint64_t next_generation_ = 1;
   bool noted_limit_ = false;
   bool noted_failure_ = false;
+  bool noted_local_ = false;
 };
 
 }  // namespace collsel::pmpi

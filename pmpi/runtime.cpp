@@ -120,7 +120,8 @@ struct Runtime::Impl {
     // From here on an exit without MPI_Finalize, MPI_Abort or a fatal signal still ends the log.
     if (boot.log) install_endings(boot.log.get());
     private_comms = std::make_unique<PrivateComms>(boot.config.max_private_comms, boot.tag_ub,
-                                                   boot.placement_wanted);
+                                                   boot.placement_wanted,
+                                                   boot.inject == InjectedFailure::bind);
     initialized.store(true, std::memory_order_release);
   }
 

@@ -282,6 +282,7 @@ InjectedFailure injected_failure(int world_rank) {
   if (at == std::string_view::npos || text.substr(at + 1) != std::to_string(world_rank)) {
     return InjectedFailure::none;
   }
+  if (text.substr(0, at) == "bind") return InjectedFailure::bind;
   if (text.substr(0, at) == "decide") return InjectedFailure::decide;
   if (text.substr(0, at) == "schedule") return InjectedFailure::schedule;
   return InjectedFailure::none;

@@ -212,6 +212,19 @@ def case_local_failure(args, work):
         check(r["algorithm"] == "native" and r["rung"] == "native",
               f"a rank ran collsel's schedule although the decision failed on rank {failing}: {r}")
 
+    # The same when preparing the communicator's binding fails on that rank: agreed in the
+    # binding's allreduce, every rank runs the communicator natively.
+    env["COLLSEL_TEST_FAIL"] = f"bind@{failing}"
+    env["COLLSEL_LOG_DIR"] = str(work / "logs-bind")
+    proc = run(args, env, work)
+    program_verdict(proc)
+    expect_one_message(proc, f"rank {failing}", "preparing a new communicator failed", "natively")
+    calls = read_logs(work / "logs-bind", args.ranks)
+    check(len({r["world_rank"] for r in calls}) == args.ranks, "a rank has no records")
+    for r in calls:
+        check(r["algorithm"] == "native" and r["rung"] == "native",
+              f"a rank ran collsel's schedule although binding failed on rank {failing}: {r}")
+
     # Without the hook the same run is served by the forced algorithms: the case above can fail.
     del env["COLLSEL_TEST_FAIL"]
     env["COLLSEL_LOG_DIR"] = str(work / "logs-clean")
