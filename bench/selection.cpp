@@ -178,12 +178,13 @@ int main(int argc, char** argv) {
     });
     if (!known) {
       if (rank == 0) {
+        std::string names;
+        for (const std::string& c : opt.colls) {
+          names += (names.empty() ? "" : ", ") +
+                   collsel::algorithm_names(*collsel::collective_from_name(c));
+        }
         std::fprintf(stderr, "selection: --fixed %s is not an algorithm of --coll; names: %s\n",
-                     name.c_str(), name.rfind("scatter.", 0) == 0
-                                       ? collsel::algorithm_names(Collective::scatter).c_str()
-                                   : name.rfind("alltoall.", 0) == 0
-                                       ? collsel::algorithm_names(Collective::alltoall).c_str()
-                                       : collsel::algorithm_names(Collective::bcast).c_str());
+                     name.c_str(), names.c_str());
       }
       MPI_Finalize();
       return 2;

@@ -209,12 +209,10 @@ BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t seri
       first = !std::exchange(noted_local_, true);
     }
     if (first) {
-      int world_rank_here = 0;
-      PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank_here);
       std::fprintf(stderr,
                    "collsel: rank %d: preparing a new communicator failed (%s); every rank runs "
                    "its collectives natively; further such failures are not reported\n",
-                   world_rank_here, e.what());
+                   world_rank, e.what());
     }
   }
 
