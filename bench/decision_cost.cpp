@@ -1,6 +1,8 @@
-// The cost of choosing an algorithm: a decision-cache hit (what every repeated call pays) against
-// a full decide() over the registry (a miss). Runs as a singleton MPI process (the cache lives in
-// a CommContext; here one with no private communicator, since only its cache is measured).
+// The cost of choosing an algorithm: a decision-cache hit (what every repeated call pays), a memo
+// hit (a new communicator's first call on a shape its group decided before: a new context and its
+// cache entry from the private communicator's memo) and a full decide() over the registry (a
+// miss). Runs as a singleton MPI process (the cache lives in a CommContext; here one with no
+// private communicator, since only its cache is measured).
 //   build/bench/decision_cost [ITERATIONS]
 // With a model file, the cost of one decide() at scale instead: per P (16 to 1024), ranks per
 // node (1: closed forms; 8: schedules simulated on the placement when the model has a
@@ -97,27 +99,34 @@ int main(int argc, char** argv) {
                                                   collsel::conf::kEmbeddedModelName);
   const collsel::ModelSet models{nullptr, &*model.model};
   const collsel::Policy policy;
-  auto ctx_owner =
-      std::make_unique<collsel::pmpi::CommContext>(MPI_COMM_WORLD, collsel::pmpi::BindOutcome{});
+  auto ctx_owner = std::make_unique<collsel::pmpi::CommContext>(0, 1);
   auto& ctx = *ctx_owner;
+  collsel::pmpi::DecisionMemo memo;
   const collsel::CallShape shapes[] = {{collsel::Collective::bcast, 16, 1, 0},
                                        {collsel::Collective::bcast, 16, 65536, 0},
                                        {collsel::Collective::bcast, 16, 1 << 20, 0},
                                        {collsel::Collective::scatter, 16, 4096, 0}};
   for (const auto& s : shapes) {
     const auto d = collsel::decide(s, models, policy);
-    collsel::pmpi::ShapeState state;
-    state.ranking.push_back(
-        {collsel::winner_row(s.coll, d), d.params(), d.rung, d.predicted_s(), d.simulated(),
-         d.algorithm()});
-    ctx.remember(s, std::move(state));
+    auto decided = std::make_shared<collsel::pmpi::Decided>();
+    decided->ranking.push_back({collsel::winner_row(s.coll, d), d.params(), d.rung,
+                                d.predicted_s(), d.simulated(), d.algorithm()});
+    memo.keep(s, decided);
+    ctx.remember(s, {std::move(decided), std::nullopt});
   }
   volatile const void* sink = nullptr;
   const double hit = median_ns_per_op(iterations, [&](int i) { sink = ctx.cached(shapes[i % 4]); });
+  // A new communicator over a group whose private communicator decided the shape already: the
+  // memo's lookup (under its lock) and the communicator's own cache entry.
+  const double memo_hit = median_ns_per_op(iterations / 10, [&](int i) {
+    auto fresh = std::make_unique<collsel::pmpi::CommContext>(0, 1);
+    sink = &fresh->remember(shapes[i % 4], {memo.find(shapes[i % 4]), std::nullopt});
+  });
   const double miss = median_ns_per_op(iterations / 100, [&](int i) {
     sink = collsel::decide(shapes[i % 4], models, policy).table.data();
   });
-  std::printf("decision_cost_ns cache_hit=%.1f decide=%.1f\n", hit, miss);
+  std::printf("decision_cost_ns cache_hit=%.1f memo_hit=%.1f decide=%.1f\n", hit, memo_hit,
+              miss);
   (void)sink;
   ctx_owner.reset();
   MPI_Finalize();

@@ -98,7 +98,8 @@ struct Comparer::Impl {
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_dup(comm, &priv);
-    placement = gather_node_placement(comm);
+    // Without it (no memory on some rank, agreed) decide() uses the closed forms on every rank.
+    placement = gather_node_placement(comm).value_or(models::contention::Placement{});
     last_algorithm = reinterpret_cast<LastAlgorithmFn>(dlsym(RTLD_DEFAULT, "collsel_last_algorithm"));
   }
   ~Impl() {

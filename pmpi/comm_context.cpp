@@ -6,12 +6,6 @@
 
 namespace collsel::pmpi {
 
-CommContext::CommContext(MPI_Comm user_comm, BindOutcome bound)
-    : binding_(std::move(bound.binding)), id_(bound.id) {
-  PMPI_Comm_rank(user_comm, &rank_);
-  PMPI_Comm_size(user_comm, &size_);
-}
-
 double CommContext::agree_max(double local) const {
   // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages on the critical
   // path, reached only at the monitor's few agreement points.
@@ -40,22 +34,21 @@ double CommContext::agree_max(double local) const {
   return value;
 }
 
-std::size_t CommContext::ShapeHash::operator()(const CallShape& s) const noexcept {
-  std::size_t h = std::hash<std::uint64_t>{}(s.bytes);
-  h ^= std::hash<int>{}(s.root) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h ^= std::hash<int>{}(static_cast<int>(s.coll)) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h;
-}
-
-ShapeState* CommContext::cached(const CallShape& shape) {
+ShapeState* CommContext::cached(const CallShape& shape) noexcept {
   const auto it = cache_.find(shape);
   return it == cache_.end() ? nullptr : &it->second;
 }
 
 ShapeState& CommContext::remember(const CallShape& shape, ShapeState state) {
   if (cache_.size() >= kCacheCapacity) {
-    for (const auto& [s, st] : cache_) {
-      if (auto l = st.learned(s)) evicted_.push_back(std::move(*l));
+    // Every rank starts over at the same call, whatever else fails here: a monitor kept on one
+    // rank and restarted on another would reach its agreement points at different calls.
+    try {
+      for (const auto& [s, st] : cache_) {
+        if (auto l = st.learned(s)) evicted_.push_back(std::move(*l));
+      }
+    } catch (...) {
+      // What these monitors learned is lost on this rank (no memory); the decisions are not.
     }
     cache_.clear();
   }
@@ -71,7 +64,8 @@ std::vector<LearnedShape> CommContext::learned() const {
 }
 
 std::optional<LearnedShape> ShapeState::learned(const CallShape& shape) const {
-  if (!monitor || monitor->outcome().calls == 0) return std::nullopt;
+  if (!decided || !monitor || monitor->outcome().calls == 0) return std::nullopt;
+  const std::vector<Choice>& ranking = decided->ranking;
   const AdaptOutcome& o = monitor->outcome();
   LearnedShape l;
   l.shape = shape;

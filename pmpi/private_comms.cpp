@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "pmpi/bind_agreement.hpp"
 #include "selector/node_placement.hpp"
 
 namespace collsel::pmpi {
@@ -55,6 +54,13 @@ class ErrorsReturned {
   MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
 };
 
+// Makes room for one more element, so that a later push_back cannot allocate.
+template <class T>
+void reserve_one_more(std::vector<T>& v, std::size_t pending) {
+  const std::size_t need = v.size() + pending + 1;
+  if (v.capacity() < need) v.reserve(std::max(need, 2 * v.capacity()));
+}
+
 std::string error_text(int rc) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
@@ -77,7 +83,25 @@ SharedComm::~SharedComm() {
   if (!finalized && comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
 }
 
-Binding::~Binding() { table_->release(shared_); }
+Binding::~Binding() {
+  if (table_ != nullptr) table_->release(shared_);
+}
+
+PendingBind::PendingBind(PendingBind&& other) noexcept
+    : table_(std::exchange(other.table_, nullptr)), user_(other.user_),
+      world_rank_(other.world_rank_), rank_(other.rank_), size_(other.size_),
+      group_(std::move(other.group_)), pinned_(std::move(other.pinned_)),
+      spare_(std::move(other.spare_)), room_(std::exchange(other.room_, nullptr)),
+      mine_(other.mine_) {}
+
+PendingBind::~PendingBind() {
+  if (table_ != nullptr) table_->settle(*this);
+}
+
+void PendingBind::fail(const char* what) noexcept {
+  mine_[kFlags] |= kUnprepared;
+  if (table_ != nullptr) table_->note_unprepared(world_rank_, what);
+}
 
 int PrivateComms::held() const {
   std::lock_guard lock(mutex_);
@@ -86,17 +110,26 @@ int PrivateComms::held() const {
 
 std::shared_ptr<SharedComm> PrivateComms::current(const std::vector<int>& group) {
   const auto it = by_group_.find(group);
-  if (it == by_group_.end() || it->second.empty()) return nullptr;
+  if (it == by_group_.end() || it->second.comms.empty()) return nullptr;
   // The highest generation, not the last installed: threads may install two new ones in
   // different orders on different ranks, but every rank that holds both picks the same.
-  return *std::max_element(it->second.begin(), it->second.end(),
-                           [](const auto& a, const auto& b) { return a->generation < b->generation; });
+  const auto& comms = it->second.comms;
+  return *std::max_element(comms.begin(), comms.end(), [](const auto& a, const auto& b) {
+    return a->generation < b->generation;
+  });
+}
+
+GroupComms& PrivateComms::room_for(const std::vector<int>& group) {
+  GroupComms& g = group.empty() ? unshared_ : by_group_[group];
+  reserve_one_more(g.comms, static_cast<std::size_t>(g.reserved));
+  ++g.reserved;
+  return g;
 }
 
 int PrivateComms::idle_count() const {
   int idle = 0;
-  for (const auto& [group, list] : by_group_) {
-    for (const auto& s : list) idle += s->users == 0 ? 1 : 0;
+  for (const auto& [group, g] : by_group_) {
+    for (const auto& s : g.comms) idle += s->users == 0 ? 1 : 0;
   }
   return idle;
 }
@@ -106,8 +139,8 @@ void PrivateComms::evict_oldest_idle() {
   std::size_t oldest_index = 0;
   std::uint64_t oldest = UINT64_MAX;
   for (auto it = by_group_.begin(); it != by_group_.end(); ++it) {
-    for (std::size_t i = 0; i < it->second.size(); ++i) {
-      const SharedComm& s = *it->second[i];
+    for (std::size_t i = 0; i < it->second.comms.size(); ++i) {
+      const SharedComm& s = *it->second.comms[i];
       if (s.users == 0 && s.idle_since < oldest) {
         oldest = s.idle_since;
         oldest_group = it;
@@ -116,9 +149,9 @@ void PrivateComms::evict_oldest_idle() {
     }
   }
   if (oldest_group == by_group_.end()) return;
-  oldest_group->second.erase(oldest_group->second.begin() +
-                             static_cast<std::ptrdiff_t>(oldest_index));
-  if (oldest_group->second.empty()) by_group_.erase(oldest_group);
+  auto& comms = oldest_group->second.comms;
+  comms.erase(comms.begin() + static_cast<std::ptrdiff_t>(oldest_index));
+  if (comms.empty() && oldest_group->second.reserved == 0) by_group_.erase(oldest_group);
   --held_;
 }
 
@@ -127,7 +160,7 @@ void PrivateComms::release(const std::shared_ptr<SharedComm>& shared) {
   if (--shared->users > 0) return;
   shared->idle_since = ++clock_;
   if (shared->group.empty()) {  // unshareable: nobody can bind to it again
-    std::erase(unshared_, shared);
+    std::erase(unshared_.comms, shared);
     --held_;
     return;
   }
@@ -139,25 +172,46 @@ void PrivateComms::free_idle() {
   while (idle_count() > 0) evict_oldest_idle();
 }
 
+template <class Message>
 void PrivateComms::note_once(int user_rank, bool world_rank_0_only, bool& flag,
-                             const std::string& message) {
+                             Message message) noexcept {
   // From the communicator's rank 0 (every rank took the same outcome; its calls are logged as
   // native either way), once per process; the limit's note only from MPI_COMM_WORLD's rank 0, as
   // a program past it may make thousands of small communicators, each with its own rank 0.
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (user_rank != 0 || (world_rank_0_only && world_rank != 0)) return;
-  {
-    std::lock_guard lock(mutex_);
-    if (flag) return;
-    flag = true;
+  try {
+    {
+      std::lock_guard lock(mutex_);
+      if (flag) return;
+      flag = true;
+    }
+    std::fprintf(stderr, "%s\n", message().c_str());
+  } catch (...) {
+    // The message could not be made (no memory): the outcome stands, on every rank alike.
   }
-  std::fprintf(stderr, "%s\n", message.c_str());
+}
+
+void PrivateComms::note_unprepared(int world_rank, const char* what) noexcept {
+  try {
+    {
+      std::lock_guard lock(mutex_);
+      if (std::exchange(noted_local_, true)) return;
+    }
+  } catch (...) {
+    return;
+  }
+  // std::fprintf: nothing here may need the memory that just ran out.
+  std::fprintf(stderr,
+               "collsel: rank %d: preparing a new communicator failed (%s); every rank runs its "
+               "collectives natively; further such failures are not reported\n",
+               world_rank, what);
 }
 
 std::shared_ptr<SharedComm> PrivateComms::create(MPI_Comm user, int user_rank,
-                                                 std::uint64_t generation,
-                                                 std::vector<int> group) {
+                                                 std::uint64_t generation, std::vector<int>& group,
+                                                 std::shared_ptr<SharedComm> shared) {
   MPI_Comm dup = MPI_COMM_NULL;
   int rc = MPI_SUCCESS;
   {
@@ -172,118 +226,151 @@ std::shared_ptr<SharedComm> PrivateComms::create(MPI_Comm user, int user_rank,
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, user);
   if (!ok) {
     if (dup != MPI_COMM_NULL) PMPI_Comm_free(&dup);
-    note_once(user_rank, false, noted_failure_,
-              fmt::format("collsel: cannot make a private communicator for a communicator of {} "
-                          "ranks (rank 0: {}); its calls run the MPI library's own collectives; "
-                          "further such communicators are not reported",
-                          group.size(), rc == MPI_SUCCESS ? "failed on another rank"
-                                                          : error_text(rc)));
+    note_once(user_rank, false, noted_failure_, [&] {
+      return fmt::format(
+          "collsel: cannot make a private communicator for a communicator of {} ranks (rank 0: "
+          "{}); its calls run the MPI library's own collectives; further such communicators are "
+          "not reported",
+          group.size(), rc == MPI_SUCCESS ? "failed on another rank" : error_text(rc));
+    });
     return nullptr;
   }
-  auto shared = std::make_shared<SharedComm>();
   shared->comm = dup;
   shared->generation = generation;
-  shared->group = std::move(group);
-  // Collective over the new X while no other thread can see it yet.
-  if (gather_placement_) shared->placement = gather_node_placement(dup);
+  shared->group = std::move(group);  // taken only now: settle() still needs it after a failure
+  // Collective over the new X while no other thread can see it yet. Without it (an allocation
+  // failed on some rank: agreed inside) every rank predicts with the closed forms.
+  if (gather_placement_) {
+    shared->placement = gather_node_placement(dup);
+    if (!shared->placement) {
+      note_once(user_rank, false, noted_placement_, [&] {
+        return fmt::format(
+            "collsel: gathering the ranks' nodes for a communicator of {} ranks failed on some "
+            "rank (no memory); its schedules are predicted without contention; further such "
+            "failures are not reported",
+            shared->group.size());
+      });
+    }
+  }
   return shared;
 }
 
-BindOutcome PrivateComms::bind(MPI_Comm user, int world_rank, std::uint64_t serial) {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(user, &rank);
-  PMPI_Comm_size(user, &size);
-  // A failure here is this rank's alone (an allocation): it must not send this rank to the
-  // native routine while the others wait in the agreement below, so the rank joins the
-  // agreement saying it failed, and every rank runs this communicator natively.
-  std::vector<int> group;
+PendingBind PrivateComms::prepare(MPI_Comm user, int world_rank, std::uint64_t serial) noexcept {
+  PendingBind p(*this, user, world_rank);
+  PMPI_Comm_rank(user, &p.rank_);
+  PMPI_Comm_size(user, &p.size_);
+  // Everything after the allreduce is made here, so that a failure (an allocation) is this
+  // rank's alone and every rank learns of it from the allreduce, instead of this rank running
+  // native while the others wait in the agreement or in a schedule.
   bool prepared = true;
+  const char* what = "";
   try {
     if (fail_locally_) throw std::bad_alloc();
-    group = world_ranks_of(user, size);
-  } catch (const std::exception& e) {
-    prepared = false;
-    bool first = false;
+    p.group_ = world_ranks_of(user, p.size_);
     {
       std::lock_guard lock(mutex_);
-      first = !std::exchange(noted_local_, true);
+      p.spare_ = std::move(spare_);
     }
-    if (first) {
-      std::fprintf(stderr,
-                   "collsel: rank %d: preparing a new communicator failed (%s); every rank runs "
-                   "its collectives natively; further such failures are not reported\n",
-                   world_rank, e.what());
-    }
+    if (!p.spare_) p.spare_ = std::make_shared<SharedComm>();
+  } catch (const std::exception& e) {
+    prepared = false;
+    what = e.what();
   }
-
-  BindWords mine{};
-  std::shared_ptr<SharedComm> pinned;
-  {
+  try {
     std::lock_guard lock(mutex_);
-    if (!group.empty()) pinned = current(group);
+    if (prepared) {
+      try {
+        p.room_ = &room_for(p.group_);
+      } catch (const std::exception& e) {
+        prepared = false;
+        what = e.what();
+      }
+    }
+    if (prepared && !p.group_.empty()) p.pinned_ = current(p.group_);
     // Only rank 0 hands out slots, so only it knows when its X has none left; it then proposes
     // none, the ranks disagree, and a new X is made.
-    if (pinned && rank == 0 && pinned->next_slot >= slots_per_comm_) pinned = nullptr;
-    if (pinned) ++pinned->users;  // not evicted before the agreement says whether it is used
+    if (p.pinned_ && p.rank_ == 0 && p.pinned_->next_slot >= slots_per_comm_) p.pinned_ = nullptr;
+    if (p.pinned_) ++p.pinned_->users;  // not evicted before the agreement says whether it is used
     // Idle private communicators count as room: one is evicted if a new one is needed.
-    mine = bind_contribution(pinned ? pinned->generation : 0,
-                             held_ - idle_count() + reserved_ < max_comms_);
-    if (!prepared) mine[kNoRoom] |= 2;
+    p.mine_ = bind_contribution(p.pinned_ ? p.pinned_->generation : 0,
+                                held_ - idle_count() + reserved_ < max_comms_);
     ++reserved_;
-    if (rank == 0) {
-      if (pinned) mine[kSlot] = pinned->next_slot++;
-      mine[kCreatorRank] = static_cast<std::uint64_t>(world_rank);
-      mine[kSerial] = serial;
-      mine[kNewGeneration] = next_generation_++;
+    if (p.rank_ == 0) {
+      if (p.pinned_) p.mine_[kSlot] = p.pinned_->next_slot++;
+      p.mine_[kCreatorRank] = static_cast<std::uint64_t>(world_rank);
+      p.mine_[kSerial] = serial;
+      p.mine_[kNewGeneration] = next_generation_++;
     }
+  } catch (const std::exception& e) {  // the mutex (std::system_error)
+    prepared = false;
+    what = e.what();
   }
-  BindWords all{};
-  PMPI_Allreduce(mine.data(), all.data(), kBindFields, MPI_UINT64_T, MPI_BOR, user);
+  if (!prepared) p.fail(what);
+  return p;
+}
 
+void PrivateComms::settle(PendingBind& p) {
+  if (p.pinned_) release(p.pinned_);
+  p.pinned_ = nullptr;
+  std::lock_guard lock(mutex_);
+  --reserved_;
+  if (p.room_ != nullptr) {
+    --p.room_->reserved;
+    if (p.room_ != &unshared_ && p.room_->comms.empty() && p.room_->reserved == 0) {
+      by_group_.erase(p.group_);
+    }
+    p.room_ = nullptr;
+  }
+  if (p.spare_ && !spare_) spare_ = std::move(p.spare_);
+  p.table_ = nullptr;
+}
+
+BindOutcome PrivateComms::complete(PendingBind& p) {
+  BindWords all{};
+  PMPI_Allreduce(p.mine_.data(), all.data(), kBindFields, MPI_UINT64_T, MPI_BOR, p.user_);
+
+  // From here on nothing allocates: every rank must take the verdict the words give.
   BindOutcome out;
+  out.shape_decided = shape_decided(all);
   // The id is agreed here, so every rank logs the same name for the communicator.
   fmt::format_to_n(out.id.data(), out.id.size() - 1, "{}.{}", all[kCreatorRank], all[kSerial]);
   const BindVerdict verdict = bind_verdict(all);
   if (verdict == BindVerdict::bind) {
-    {
-      std::lock_guard lock(mutex_);
-      --reserved_;
-    }
-    out.binding = std::make_unique<Binding>(
-        *this, std::move(pinned), static_cast<int>(all[kSlot]) * kTagsPerSlot);
+    // The pin becomes the binding's share.
+    out.binding.emplace(*this, std::move(p.pinned_), static_cast<int>(all[kSlot]) * kTagsPerSlot);
+    settle(p);
     return out;
   }
-  if (pinned) release(pinned);
   if (verdict == BindVerdict::native) {
-    {
-      std::lock_guard lock(mutex_);
-      --reserved_;
-    }
+    settle(p);
     // A rank that failed to prepare said why itself; the limit is said by world rank 0.
-    if ((all[kNoRoom] & 1) == 0) return out;
-    note_once(rank, true, noted_limit_,
-              fmt::format("collsel: [runtime] max_private_comms = {} private communicators are in "
-                          "use; a new communicator of {} ranks runs the MPI library's own "
-                          "collectives (logged as native); further such communicators are not "
-                          "reported",
-                          max_comms_, size));
+    if ((all[kFlags] & kUnprepared) != 0) return out;
+    note_once(p.rank_, true, noted_limit_, [&] {
+      return fmt::format(
+          "collsel: [runtime] max_private_comms = {} private communicators are in use; a new "
+          "communicator of {} ranks runs the MPI library's own collectives (logged as native); "
+          "further such communicators are not reported",
+          max_comms_, p.size_);
+    });
     return out;
   }
-  std::shared_ptr<SharedComm> made = create(user, rank, all[kNewGeneration], group);
-  std::lock_guard lock(mutex_);
-  --reserved_;
-  if (!made) return out;
-  if (held_ >= max_comms_) evict_oldest_idle();
-  ++held_;
-  made->users = 1;
-  made->next_slot = 1;  // slot 0 is this communicator's
-  if (made->group.empty()) {
-    unshared_.push_back(made);
-  } else {
-    by_group_[made->group].push_back(made);
+  if (p.pinned_) release(p.pinned_);
+  p.pinned_ = nullptr;
+  std::shared_ptr<SharedComm> made =
+      create(p.user_, p.rank_, all[kNewGeneration], p.group_, std::move(p.spare_));
+  if (made) {
+    std::lock_guard lock(mutex_);
+    if (held_ >= max_comms_) evict_oldest_idle();
+    ++held_;
+    made->users = 1;
+    made->next_slot = 1;  // slot 0 is this communicator's
+    p.room_->comms.push_back(made);  // within the room prepare() made: no allocation
+    --p.room_->reserved;
+    p.room_ = nullptr;
+    out.created = true;
+    out.binding.emplace(*this, std::move(made), 0);
   }
-  out.created = true;
-  out.binding = std::make_unique<Binding>(*this, std::move(made), 0);
+  settle(p);
   return out;
 }
 

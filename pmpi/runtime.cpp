@@ -42,13 +42,19 @@ thread_local const char* t_last_algorithm = kNativeName.data();
 // stored in the attribute value itself, tagged by the low bit (a CommContext* has it clear): a
 // communicator used once costs no allocation and no communication.
 constexpr std::uintptr_t kCountTag = 1;
+// A communicator this rank could not make a context for (an allocation failed before the
+// binding's allreduce, which then made it native on every rank): its calls run native, unlogged
+// on this rank, and it is never bound again. Neither a count (low bit clear) nor a CommContext*
+// (aligned).
+constexpr std::uintptr_t kNativeMarker = 2;
 
 void* count_attribute(std::uint64_t calls) {
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(calls << 1) | kCountTag);
 }
 
 int delete_context(MPI_Comm, int, void* attribute, void*) {
-  if ((reinterpret_cast<std::uintptr_t>(attribute) & kCountTag) != 0) return MPI_SUCCESS;
+  const auto value = reinterpret_cast<std::uintptr_t>(attribute);
+  if ((value & kCountTag) != 0 || value == kNativeMarker) return MPI_SUCCESS;
   runtime().retire_context(static_cast<CommContext*>(attribute));
   return MPI_SUCCESS;
 }
@@ -65,6 +71,19 @@ template <class Call>
 struct Served {
   CallShape shape;
   Call call;
+};
+
+// What the attribute of a communicator says about its coming call.
+struct Found {
+  CommContext* context = nullptr;  // the communicator's context, if it has one
+  bool bind = false;               // none yet: this call binds it
+};
+
+// A communicator's first served call: its new context, and the state of the call's shape as the
+// binding's allreduce agreed it (nullptr: the call decides it in choose()).
+struct FirstCall {
+  CommContext* context = nullptr;  // nullptr: this rank keeps no context (kNativeMarker)
+  ShapeState* state = nullptr;
 };
 
 }  // namespace
@@ -91,7 +110,7 @@ struct Runtime::Impl {
 
   // What the monitors learned: harvested from contexts when they are freed and at finalize.
   std::mutex learned_mutex;
-  std::set<CommContext*> live;
+  CommContext* live = nullptr;  // the contexts with monitors, linked by CommContext::live
   LearnedTable learned;
 
   // Lazy start for programs whose MPI_Init we did not see (mpi_f08 calls PMPI_Init directly): the
@@ -125,29 +144,105 @@ struct Runtime::Impl {
     initialized.store(true, std::memory_order_release);
   }
 
-  // The communicator's context; nullptr while its calls are counted, before the
-  // serve_from_call-th (the count is the same on every rank: each makes the same collective calls
-  // on a communicator, in the same order). MPI_COMM_WORLD lives for the whole run and is served
-  // from its first call.
-  CommContext* context(MPI_Comm comm) {
+  // What the communicator's attribute says: its context; or none while its calls are counted,
+  // before the serve_from_call-th (the count is the same on every rank: each makes the same
+  // collective calls on a communicator, in the same order); or that this call binds it.
+  // MPI_COMM_WORLD lives for the whole run and is served from its first call.
+  Found find(MPI_Comm comm) {
     void* attribute = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, context_keyval, &attribute, &found);
     const std::uintptr_t value = found ? reinterpret_cast<std::uintptr_t>(attribute) : 0;
-    if (found && (value & kCountTag) == 0) return static_cast<CommContext*>(attribute);
+    if (found && value == kNativeMarker) return {};
+    if (found && (value & kCountTag) == 0) return {static_cast<CommContext*>(attribute), false};
     const std::uint64_t calls_before = value >> 1;
     if (comm != MPI_COMM_WORLD && calls_before + 1 < boot.config.serve_from_call) {
       PMPI_Comm_set_attr(comm, context_keyval, count_attribute(calls_before + 1));
-      return nullptr;
+      return {};
     }
-    auto* created =
-        new CommContext(comm, private_comms->bind(comm, world_rank, context_serial.fetch_add(1)));
-    PMPI_Comm_set_attr(comm, context_keyval, created);
-    if (created->served() && boot.config.adapt.mode != AdaptMode::off) {
-      std::lock_guard lock(learned_mutex);
-      live.insert(created);
+    return {nullptr, true};
+  }
+
+  // Binds the communicator of a call to a private communicator: collective over `comm`, one
+  // allreduce (PrivateComms::complete). Everything this rank needs after it is made before it:
+  // the context (its allocation failing makes the communicator native on every rank) and the
+  // decision of this call's shape, whose success the same allreduce agrees on, so that a
+  // communicator's first call needs no agreement of its own (issue 20's cost of a new
+  // communicator). Nothing between prepare() and complete() throws: every rank must reach the
+  // allreduce.
+  template <class Call, class Prepare>
+  FirstCall bind_context(MPI_Comm comm, const Prepare& prepare) {
+    PendingBind pending = private_comms->prepare(comm, world_rank, context_serial.fetch_add(1));
+    std::unique_ptr<CommContext> owned;
+    try {
+      if (boot.inject == InjectedFailure::context) throw std::bad_alloc();
+      owned = std::make_unique<CommContext>(pending.rank(), pending.size());
+    } catch (const std::exception& e) {
+      pending.fail(e.what());
     }
-    return created;
+    std::optional<CallShape> first;
+    if (owned && pending.prepared()) {
+      // The context holds no private communicator yet: only the shape is taken from prepare().
+      // Decided with this rank's current private communicator for the group (its placement and
+      // its decisions), which is the one every rank binds to when they agree; otherwise see
+      // below.
+      try {
+        if (const std::optional<Served<Call>> served = prepare(*owned)) {
+          first = served->shape;
+          if (try_decide<Call>(*owned, pending.current(), *first) == nullptr) pending.undecided();
+        }
+      } catch (const std::exception&) {  // not expected of prepare(); still, reach the allreduce
+        pending.undecided();
+      }
+    }
+    BindOutcome bound = private_comms->complete(pending);
+    if (!owned) {
+      PMPI_Comm_set_attr(comm, context_keyval, reinterpret_cast<void*>(kNativeMarker));
+      return {};
+    }
+    const bool decided = bound.shape_decided;
+    const bool created = bound.created;
+    CommContext* ctx = owned.release();
+    ctx->attach(std::move(bound));
+    PMPI_Comm_set_attr(comm, context_keyval, ctx);
+    if (ctx->served() && boot.config.adapt.mode != AdaptMode::off) link_live(*ctx);
+    FirstCall out{ctx, nullptr};
+    if (!first) return out;
+    if (!ctx->served()) {
+      ctx->forget(*first);
+    } else if (!decided) {
+      // Some rank could not decide it: every rank runs this call natively and decides the shape
+      // again on its next call, as choose() does.
+      ctx->forget(*first);
+      out.state = &undecided;
+    } else if (created && boot.placement_wanted) {
+      // A new private communicator: the decision was taken without its placement (gathered just
+      // now); choose() takes it again, agreed by its own allreduce, once per group.
+      ctx->forget(*first);
+    } else {
+      out.state = ctx->cached(*first);
+      // The decision did not depend on a placement: the new private communicator keeps it too.
+      if (created && out.state != nullptr) {
+        ctx->shared()->decisions.keep(*first, out.state->decided);
+      }
+    }
+    return out;
+  }
+
+  // Joins the list of contexts whose monitors learn (no allocation: intrusive).
+  void link_live(CommContext& ctx) {
+    std::lock_guard lock(learned_mutex);
+    ctx.live = {nullptr, live, true};
+    if (live != nullptr) live->live.prev = &ctx;
+    live = &ctx;
+  }
+  // Under learned_mutex.
+  void unlink_live(CommContext& ctx) {
+    if (!ctx.live.linked) return;
+    if (ctx.live.prev != nullptr) ctx.live.prev->live.next = ctx.live.next;
+    if (ctx.live.next != nullptr) ctx.live.next->live.prev = ctx.live.prev;
+    if (live == &ctx) live = ctx.live.next;
+    ctx.live = {};
   }
 
   // Moves what a context's monitors learned into the run's table (under learned_mutex).
@@ -155,26 +250,21 @@ struct Runtime::Impl {
     for (LearnedShape& l : ctx.learned()) learned.merge(std::move(l));
   }
 
-  // The shape's state, decided now when `fresh` (the communicator had not seen the shape). Every
-  // rank decides from equal values, but a decision can still fail on one rank alone (an
-  // allocation in the model's evaluation or in the cache). The ranks therefore agree before any
-  // schedule starts: either every rank keeps its decision, or every rank runs this call natively
-  // and decides the shape afresh on its next call. The agreement is one small allreduce per new
-  // shape, on the user's communicator (where collectives are never concurrent, which a private
-  // communicator shared by several user communicators cannot promise); its cost is in the call's
-  // set-up time, never in its measured time.
+  // The shape's state; on a new shape (a miss in the communicator's cache) decided now, from when
+  // `setup_start` is set if it is not yet. Every rank decides from equal values, but a decision
+  // can still fail on one rank alone (an allocation in the model's evaluation or in the cache).
+  // The ranks therefore agree before any schedule starts: either every rank keeps its decision,
+  // or every rank runs this call natively and decides the shape afresh on its next call. The
+  // agreement is one small allreduce per new shape, on the user's communicator (where collectives
+  // are never concurrent, which a private communicator shared by several user communicators
+  // cannot promise); its cost is in the call's set-up time, never in its measured time. A
+  // communicator's first shape is agreed in the binding's allreduce instead (bind_context()).
   template <class Call>
-  ShapeState& choose(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape, bool& fresh) {
-    fresh = false;
+  ShapeState& choose(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape,
+                     std::optional<double>& setup_start) {
     if (ShapeState* st = ctx.cached(shape)) return *st;
-    fresh = true;
-    ShapeState* decided = nullptr;
-    try {
-      if (boot.inject == InjectedFailure::decide) throw std::bad_alloc();
-      decided = &decide_shape<Call>(ctx, shape);
-    } catch (const std::exception& e) {
-      note_local_failure(shape, e.what());
-    }
+    if (!setup_start) setup_start = PMPI_Wtime();
+    ShapeState* decided = try_decide<Call>(ctx, ctx.shared(), shape);
     const int ok = decided != nullptr ? 1 : 0;
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, user_comm);
@@ -183,20 +273,55 @@ struct Runtime::Impl {
     return undecided;
   }
 
+  // The shape decided into the context's cache, or nullptr when that failed on this rank (said
+  // once): what the ranks then agree on.
   template <class Call>
-  ShapeState& decide_shape(CommContext& ctx, const CallShape& shape) {
-    const Decision d = decide(shape, models, boot.config.policy, ctx.placement());
+  ShapeState* try_decide(CommContext& ctx, const SharedComm* shared, const CallShape& shape) {
+    try {
+      if (boot.inject == InjectedFailure::decide) throw std::bad_alloc();
+      return &decide_shape<Call>(ctx, shared, shape);
+    } catch (const std::exception& e) {
+      note_local_failure(shape, e.what());
+      return nullptr;
+    }
+  }
+
+  // The decision comes from the private communicator's memo when another communicator over the
+  // group took it already (pmpi/decision_memo.hpp: equal to a fresh decide() on every rank);
+  // the monitor is this communicator's own.
+  template <class Call>
+  ShapeState& decide_shape(CommContext& ctx, const SharedComm* shared, const CallShape& shape) {
+    ShapeState st;
+    st.decided = shared != nullptr ? shared->decisions.find(shape) : nullptr;
+    if (!st.decided) {
+      const models::contention::Placement* placement =
+          shared != nullptr && shared->placement ? &*shared->placement : nullptr;
+      st.decided = decide_fresh<Call>(shape, placement, ctx.rank());
+      if (shared != nullptr) shared->decisions.keep(shape, st.decided);
+    }
+    if (!st.decided->monitor_predicted_s.empty()) {
+      st.monitor.emplace(boot.config.adapt, st.decided->monitor_predicted_s,
+                         st.decided->monitor_start);
+    }
+    return ctx.remember(shape, std::move(st));
+  }
+
+  template <class Call>
+  std::shared_ptr<const Decided> decide_fresh(const CallShape& shape,
+                                              const models::contention::Placement* placement,
+                                              int comm_rank) {
+    const Decision d = decide(shape, models, boot.config.policy, placement);
     // Only an override that could not be honoured is news to the user; a disabled collective or
     // a model's choice is what they asked for.
-    if (!d.note.empty() && boot.config.policy.of(shape.coll).force && ctx.rank() == 0) {
+    if (!d.note.empty() && boot.config.policy.of(shape.coll).force && comm_rank == 0) {
       note_once(shape.coll, d.note);
     }
-    ShapeState st;
-    st.ranking.push_back(
+    auto out = std::make_shared<Decided>();
+    out->ranking.push_back(
         {winner_row<Call>(d), d.params(), d.rung, d.predicted_s(), d.simulated(), d.algorithm()});
     std::vector<int> ranking = adapt_ranking(d, boot.config.adapt);
-    if (!ranking.empty()) add_monitor<Call>(st, d, std::move(ranking), shape);
-    return ctx.remember(shape, std::move(st));
+    if (!ranking.empty()) add_runners_up<Call>(*out, d, std::move(ranking), shape);
+    return out;
   }
 
   // Said once per rank: the failing rank is the one that knows why.
@@ -246,8 +371,8 @@ struct Runtime::Impl {
   // The runners-up the monitor may try, and where it starts: the learned table's choice for this
   // shape when there is one (every rank parsed the same table), else the model's.
   template <class Call>
-  void add_monitor(ShapeState& st, const Decision& d, std::vector<int> ranking,
-                   const CallShape& shape) {
+  void add_runners_up(Decided& st, const Decision& d, std::vector<int> ranking,
+                      const CallShape& shape) {
     std::optional<std::pair<int, double>> start;
     if (const LearnedShape* l = boot.learned ? boot.learned->find(shape) : nullptr) {
       for (int i = 0; i < static_cast<int>(d.table.size()); ++i) {
@@ -258,16 +383,15 @@ struct Runtime::Impl {
         start = {static_cast<int>(at - ranking.begin()), *l->measured(l->chosen)};
       }
     }
-    std::vector<double> predicted;
     const auto rows = registry<Call>();
     for (int i : ranking) {
       const CostEntry& e = d.table[static_cast<std::size_t>(i)];
-      predicted.push_back(e.predicted_s);
+      st.monitor_predicted_s.push_back(e.predicted_s);
       if (i == d.winner) continue;
       st.ranking.push_back({&rows[static_cast<std::size_t>(i)], e.params, d.rung, e.predicted_s,
                             e.simulated, e.name});
     }
-    st.monitor.emplace(boot.config.adapt, std::move(predicted), start);
+    st.monitor_start = start;
   }
 
   // The one path of every collective. `local_ok` checks what can be checked without the
@@ -285,29 +409,37 @@ struct Runtime::Impl {
         PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
       return go_native();
     }
-    const double start = PMPI_Wtime();
-    CommContext* found = context(comm);
-    if (found == nullptr) return go_native();  // before serve_from_call: native, not logged
-    CommContext& ctx = *found;
-    const std::optional<Served<Call>> served = prepare(ctx);
+    const Found found = find(comm);
+    CommContext* ctx = found.context;
+    // Set when this call pays a set-up (a new communicator or shape): logged apart from its time.
+    std::optional<double> setup_start;
+    ShapeState* state = nullptr;
+    if (found.bind) {
+      setup_start = PMPI_Wtime();
+      const FirstCall first = bind_context<Call>(comm, prepare);
+      ctx = first.context;
+      state = first.state;
+    }
+    // Before serve_from_call, or no context on this rank: native, not logged.
+    if (ctx == nullptr) return go_native();
+    const std::optional<Served<Call>> served = prepare(*ctx);
     if (!served) return go_native();
-    return serve<Call>(ctx, comm, served->shape, start, served->call, native);
+    return serve<Call>(*ctx, comm, served->shape, setup_start, state, served->call, native);
   }
 
-  // Decides (cached), runs the chosen registry row on the private communicator or `native()`,
-  // logs the call.
+  // Decides (cached; `state` when the binding agreed it already), runs the chosen registry row on
+  // the private communicator or `native()`, logs the call.
   template <class Call, class Native>
-  int serve(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape, double start,
-            const Call& call, Native native) {
+  int serve(CommContext& ctx, MPI_Comm user_comm, const CallShape& shape,
+            std::optional<double> setup_start, ShapeState* state, const Call& call,
+            Native native) {
     // A communicator collsel holds no private communicator for runs native, logged as such.
-    bool fresh = ctx.first_call();
-    ShapeState* state = nullptr;
     Choice choice;
     if (ctx.served()) {
-      bool new_shape = false;
-      state = &choose<Call>(ctx, user_comm, shape, new_shape);
-      fresh = fresh || new_shape;
+      if (state == nullptr) state = &choose<Call>(ctx, user_comm, shape, setup_start);
       choice = state->current();
+    } else {
+      state = nullptr;
     }
     std::string_view name = kNativeName;
     int rc = MPI_SUCCESS;
@@ -324,7 +456,8 @@ struct Runtime::Impl {
     try {
       // A call logs its algorithm's time; what a new communicator or shape cost before it is
       // its set-up, logged apart so the model's errors stay clean.
-      record(ctx, shape, choice, name, run_start, end, fresh ? run_start - start : 0.0);
+      record(ctx, shape, choice, name, run_start, end,
+             setup_start ? run_start - *setup_start : 0.0);
       // The monitor sees the algorithm's time only; at its agreed points every rank of the
       // communicator reduces, point to point on its own tags of the private communicator (a
       // collective there could run concurrently with another user communicator's), so the next
@@ -397,7 +530,10 @@ void Runtime::retire_context(CommContext* ctx) {
   Impl& I = *impl_;
   {
     std::lock_guard lock(I.learned_mutex);
-    if (I.live.erase(ctx) > 0) I.harvest(*ctx);
+    if (ctx->live.linked) {
+      I.unlink_live(*ctx);
+      I.harvest(*ctx);
+    }
   }
   delete ctx;
 }
@@ -408,8 +544,11 @@ void Runtime::write_learned() {
   Impl& I = *impl_;
   if (I.world_rank != 0 || I.boot.learned_out.empty()) return;
   std::lock_guard lock(I.learned_mutex);
-  for (CommContext* ctx : I.live) I.harvest(*ctx);
-  I.live.clear();
+  while (I.live != nullptr) {
+    CommContext& ctx = *I.live;
+    I.harvest(ctx);
+    I.unlink_live(ctx);
+  }
   if (I.learned.shapes.empty()) return;
   LearnedTable out = I.boot.learned.value_or(LearnedTable{});
   out.model = I.boot.model_name;

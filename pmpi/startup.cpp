@@ -283,6 +283,7 @@ InjectedFailure injected_failure(int world_rank) {
     return InjectedFailure::none;
   }
   if (text.substr(0, at) == "bind") return InjectedFailure::bind;
+  if (text.substr(0, at) == "context") return InjectedFailure::context;
   if (text.substr(0, at) == "decide") return InjectedFailure::decide;
   if (text.substr(0, at) == "schedule") return InjectedFailure::schedule;
   return InjectedFailure::none;

@@ -22,11 +22,13 @@ namespace collsel::pmpi {
 // A test-only hook (tests/pmpi/e2e.py, case local_failure): COLLSEL_TEST_FAIL=STAGE@RANK makes
 // world rank RANK throw std::bad_alloc at STAGE, to show that a failure on one rank never leaves
 // ranks in different collectives. "bind": every preparation of a communicator's binding to a
-// private communicator, agreed in the binding's allreduce; "decide": every decision of a new call
-// shape, which collsel agrees on before any schedule starts; "schedule": every run of an
-// algorithm, a failure inside a schedule its peers have entered. Read per rank on purpose: the failure it stands for is
-// rank-local.
-enum class InjectedFailure { none, bind, decide, schedule };
+// private communicator (pmpi/private_comms.cpp), agreed in the binding's allreduce; "context":
+// every allocation of a communicator's context before that allreduce (runtime.cpp), the rank then
+// keeping no context at all; "decide": every decision of a new call shape, which collsel agrees on
+// before any schedule starts (in the binding's allreduce for a communicator's first shape);
+// "schedule": every run of an algorithm, a failure inside a schedule its peers have entered. Read
+// per rank on purpose: the failure it stands for is rank-local.
+enum class InjectedFailure { none, bind, context, decide, schedule };
 
 struct Startup {
   Config config;

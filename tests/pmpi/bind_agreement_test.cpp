@@ -56,6 +56,25 @@ TEST(BindAgreement, ARankAtItsBoundMakesAllNativeUnlessTheyAgree) {
             BindVerdict::bind);
 }
 
+TEST(BindAgreement, ARankThatFailedToPrepareMakesAllNativeEvenWhenTheyAgree) {
+  // Its allocation failed before the allreduce (issue 17 item 5): it cannot bind, so nobody does.
+  BindWords failed = bind_contribution(4, true);
+  failed[kFlags] |= kUnprepared;
+  EXPECT_EQ(bind_verdict(reduce({bind_contribution(4, true), failed})), BindVerdict::native);
+  EXPECT_EQ(bind_verdict(reduce({bind_contribution(0, true), failed})), BindVerdict::native);
+}
+
+TEST(BindAgreement, AFailedDecisionIsAgreedApartFromTheBinding) {
+  BindWords undecided = bind_contribution(4, true);
+  undecided[kFlags] |= kUndecided;
+  const BindWords all = reduce({bind_contribution(4, true), undecided});
+  EXPECT_EQ(bind_verdict(all), BindVerdict::bind);
+  EXPECT_FALSE(shape_decided(all));
+  EXPECT_TRUE(shape_decided(reduce({bind_contribution(4, true), bind_contribution(4, true)})));
+  // Neither a missing private communicator nor the limit says anything about the decision.
+  EXPECT_TRUE(shape_decided(reduce({bind_contribution(0, false), bind_contribution(3, true)})));
+}
+
 TEST(BindAgreement, RankZerosFieldsReachEveryRank) {
   BindWords root = bind_contribution(9, true);
   root[kSlot] = 12345;

@@ -192,38 +192,46 @@ def case_forced(args, work):
 
 def case_local_failure(args, work):
     """A failure on one rank alone (issue 17, item 5; the COLLSEL_TEST_FAIL hook throws
-    std::bad_alloc on the last rank). Before the schedule (deciding a new shape) the ranks agree:
-    every rank runs that call natively, results stay right, one message from the failing rank.
+    std::bad_alloc on the last rank). Before the schedule (deciding a new shape, preparing a
+    communicator's binding, allocating its context) the ranks agree: every rank runs that call or
+    communicator natively, results stay right, one message from the failing rank.
     Inside the schedule (the forced algorithm's run) its peers are already waiting on it: the job
     must end (no deadlock, no verdict printed from wrong data) with collsel's message."""
     failing = args.ranks - 1
-    logdir = work / "logs"
-    env = base_env(logdir)
+    env = base_env(work / "logs")
     env["COLLSEL_FORCE_BCAST"] = "bcast.binomial"
     env["COLLSEL_FORCE_SCATTER"] = "scatter.binomial"
     env["COLLSEL_FORCE_ALLTOALL"] = "alltoall.pairwise"
-    env["COLLSEL_TEST_FAIL"] = f"decide@{failing}"
-    proc = run(args, env, work)
-    program_verdict(proc)
-    expect_one_message(proc, f"rank {failing}", "deciding", "natively")
-    calls = read_logs(logdir, args.ranks)
-    check(len({r["world_rank"] for r in calls}) == args.ranks, "a rank has no records")
-    for r in calls:
-        check(r["algorithm"] == "native" and r["rung"] == "native",
-              f"a rank ran collsel's schedule although the decision failed on rank {failing}: {r}")
 
-    # The same when preparing the communicator's binding fails on that rank: agreed in the
-    # binding's allreduce, every rank runs the communicator natively.
-    env["COLLSEL_TEST_FAIL"] = f"bind@{failing}"
-    env["COLLSEL_LOG_DIR"] = str(work / "logs-bind")
-    proc = run(args, env, work)
-    program_verdict(proc)
-    expect_one_message(proc, f"rank {failing}", "preparing a new communicator failed", "natively")
-    calls = read_logs(work / "logs-bind", args.ranks)
+    def all_native_when(stage, *message):
+        """The run with `stage` failing on the last rank: right results, one message from that
+        rank, every logged call native. Returns the logged calls."""
+        env["COLLSEL_TEST_FAIL"] = f"{stage}@{failing}"
+        env["COLLSEL_LOG_DIR"] = str(work / f"logs-{stage}")
+        proc = run(args, env, work)
+        program_verdict(proc)
+        expect_one_message(proc, f"rank {failing}", *message, "natively")
+        calls = read_logs(work / f"logs-{stage}", args.ranks)
+        for r in calls:
+            check(r["algorithm"] == "native" and r["rung"] == "native",
+                  f"a rank ran collsel's schedule although {stage} failed on rank {failing}: {r}")
+        return calls
+
+    # Deciding a new shape: agreed (in the binding's allreduce for a communicator's first call,
+    # by its own allreduce for later shapes), every rank runs that call natively.
+    calls = all_native_when("decide", "deciding")
     check(len({r["world_rank"] for r in calls}) == args.ranks, "a rank has no records")
-    for r in calls:
-        check(r["algorithm"] == "native" and r["rung"] == "native",
-              f"a rank ran collsel's schedule although binding failed on rank {failing}: {r}")
+    # Preparing the communicator's binding: agreed in the binding's allreduce, every rank runs
+    # the communicator natively.
+    calls = all_native_when("bind", "preparing a new communicator failed")
+    check(len({r["world_rank"] for r in calls}) == args.ranks, "a rank has no records")
+    # Allocating the communicator's context (before the binding's allreduce, issue 17 item 5):
+    # the same, and the failing rank, keeping no context, logs none of its calls on the
+    # communicators it could not bind.
+    calls = all_native_when("context", "preparing a new communicator failed")
+    check(calls, "no records")
+    check(all(r["world_rank"] != failing for r in calls),
+          f"rank {failing} logged a call on a communicator it has no context for")
 
     # Without the hook the same run is served by the forced algorithms: the case above can fail.
     del env["COLLSEL_TEST_FAIL"]
