@@ -121,7 +121,12 @@ std::shared_ptr<SharedComm> PrivateComms::current(const std::vector<int>& group)
 
 GroupComms& PrivateComms::room_for(const std::vector<int>& group) {
   GroupComms& g = group.empty() ? unshared_ : by_group_[group];
-  reserve_one_more(g.comms, static_cast<std::size_t>(g.reserved));
+  try {
+    reserve_one_more(g.comms, static_cast<std::size_t>(g.reserved));
+  } catch (...) {
+    if (&g != &unshared_ && g.comms.empty() && g.reserved == 0) by_group_.erase(group);
+    throw;
+  }
   ++g.reserved;
   return g;
 }
@@ -276,7 +281,7 @@ PendingBind PrivateComms::prepare(MPI_Comm user, int world_rank, std::uint64_t s
     prepared = false;
     what = e.what();
   }
-  try {
+  {
     std::lock_guard lock(mutex_);
     if (prepared) {
       try {
@@ -301,9 +306,6 @@ PendingBind PrivateComms::prepare(MPI_Comm user, int world_rank, std::uint64_t s
       p.mine_[kSerial] = serial;
       p.mine_[kNewGeneration] = next_generation_++;
     }
-  } catch (const std::exception& e) {  // the mutex (std::system_error)
-    prepared = false;
-    what = e.what();
   }
   if (!prepared) p.fail(what);
   return p;
