@@ -1,6 +1,7 @@
 #include "pmpi/comm_context.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "selector/calls.hpp"
 
@@ -67,10 +68,17 @@ std::optional<LearnedShape> ShapeState::learned(const CallShape& shape) const {
   if (!decided || !monitor || monitor->outcome().calls == 0) return std::nullopt;
   const std::vector<Choice>& ranking = decided->ranking;
   const AdaptOutcome& o = monitor->outcome();
+  // A table entry needs the chosen algorithm's time: a shape never agreed on (most of those of a
+  // communicator used a few times) is not learned, and costs no strings.
+  const auto chosen = static_cast<std::size_t>(o.chosen);
+  if (chosen >= ranking.size() || chosen >= o.measured_s.size() ||
+      std::isnan(o.measured_s[chosen])) {
+    return std::nullopt;
+  }
   LearnedShape l;
   l.shape = shape;
   l.model_choice = std::string(ranking.front().name);
-  l.chosen = std::string(ranking[static_cast<std::size_t>(o.chosen)].name);
+  l.chosen = std::string(ranking[chosen].name);
   l.calls = o.calls;
   l.explore_calls = o.explore_calls;
   for (std::size_t i = 0; i < ranking.size() && i < o.measured_s.size(); ++i) {
@@ -78,8 +86,6 @@ std::optional<LearnedShape> ShapeState::learned(const CallShape& shape) const {
       l.measured_s.emplace_back(std::string(ranking[i].name), o.measured_s[i]);
     }
   }
-  // A table entry needs the chosen algorithm's time: a shape never agreed on is not learned.
-  if (!l.measured(l.chosen)) return std::nullopt;
   return l;
 }
 
