@@ -2,9 +2,12 @@
 # What a new communicator costs under collsel (issue 20 part 2), against native, on 2 ranks:
 # RUNS interleaved runs of each variant of bench/comm_churn.c; per run the median batch; prints
 # per variant the median of the runs, their min and max. Run from the build folder:
-#   bash ../bench/comm_churn.sh [RUNS]
+#   bash ../bench/comm_churn.sh [RUNS [OTHER_SHIM]]
+# OTHER_SHIM (another build's libcollsel.so, an earlier commit's say) adds its variants `other`
+# and `other_log_off` to the same interleaving, so a before/after comparison shares the load.
 set -euo pipefail
 runs=${1:-7}
+other=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -19,6 +22,13 @@ declare -A env=(
   [serve_from_2_log_off]="-genv LD_PRELOAD $shim -genv COLLSEL_SERVE_FROM_CALL 2 -genv COLLSEL_LOG_LEVEL off"
 )
 order=(native collsel collsel_log_off serve_from_2 serve_from_2_log_off)
+first_order=(native collsel_log_off serve_from_2_log_off)
+if [[ -n $other ]]; then
+  env[other]="-genv LD_PRELOAD $other"
+  env[other_log_off]="-genv LD_PRELOAD $other -genv COLLSEL_LOG_LEVEL off"
+  order+=(other other_log_off)
+  first_order+=(other_log_off)
+fi
 summary() { sort -n | awk '{v[NR]=$1} END {printf "%.3f %.3f %.3f\n", v[int((NR+1)/2)], v[1], v[NR]}'; }
 
 echo "# split + Bcast(1 byte) + free per iteration, us per iteration (11 batches x 2000)"
@@ -35,14 +45,14 @@ done
 
 echo "# first and second Bcast(1 byte) on a new duplicate, us (slowest rank; 2000 duplicates)"
 for ((r = 0; r < runs; ++r)); do
-  for v in native collsel_log_off serve_from_2_log_off; do
+  for v in "${first_order[@]}"; do
     # shellcheck disable=SC2086
     timeout 300 mpiexec -n 2 "${common[@]}" ${env[$v]} "$work/comm_churn" first 2000 1 |
       awk -v v="$v" '{for (i = 2; i <= NF; ++i) {split($i, kv, "="); print v, kv[1], kv[2]}}' \
       >> "$work/first"
   done
 done
-for v in native collsel_log_off serve_from_2_log_off; do
+for v in "${first_order[@]}"; do
   for k in group_first_call_us group_second_call_us median_first_call_us median_second_call_us; do
     printf "%-22s %-24s %s\n" "$v" "$k" \
       "$(awk -v v="$v" -v k="$k" '$1 == v && $2 == k {print $3}' "$work/first" | summary)"
