@@ -331,7 +331,8 @@ BindOutcome PrivateComms::complete(PendingBind& p) {
   BindWords all{};
   PMPI_Allreduce(p.mine_.data(), all.data(), kBindFields, MPI_UINT64_T, MPI_BOR, p.user_);
 
-  // From here on nothing allocates: every rank must take the verdict the words give.
+  // From here on nothing allocates outside create()'s agreed steps: every rank must take the
+  // verdict the words give.
   BindOutcome out;
   out.shape_decided = shape_decided(all);
   // The id is agreed here, so every rank logs the same name for the communicator.

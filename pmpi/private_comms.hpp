@@ -20,7 +20,9 @@
 //    same branch: bind to the agreed X and slot; or, when the ranks do not agree on an X (none
 //    yet, rank 0's is out of slots, or threads raced), make a new one by PMPI_Comm_dup(C) with
 //    errors returned; or run native when some rank is at [runtime] max_private_comms or failed
-//    to prepare. After the allreduce nothing allocates, so no rank can leave the outcome alone.
+//    to prepare. After the allreduce nothing allocates but the steps of a new X, whose outcomes
+//    the ranks agree on again (the dup's, the placement gather's), so no rank can leave the
+//    outcome alone.
 // Nothing is derived from rank-local order: under MPI_THREAD_MULTIPLE two threads may make the
 // first calls on two duplicates in different orders on different ranks; they then disagree on g
 // (at worst) and make one more X, which is correct, never a mismatch.
