@@ -62,8 +62,10 @@ MergedCall merge_one(const std::vector<const LoggedCall*>& records) {
   m.comm_size = ref.comm_size;
   m.algorithm = ref.algorithm;
   m.segment_bytes = ref.segment_bytes;
+  m.window = ref.window;
   m.rung = ref.rung;
   m.predicted_s = ref.predicted_s;
+  m.simulated = ref.simulated;
   m.actual_s = ref.actual_s;
   std::set<int> ranks;
   std::set<std::string> choices;

@@ -45,8 +45,10 @@ struct MergedCall {
   int comm_size = 0;
   std::string algorithm;
   std::uint64_t segment_bytes = 0;
+  int window = 0;                  // alltoall.windowed's exchanges in flight
   std::string rung;
   std::optional<double> predicted_s;
+  bool simulated = false;          // the prediction came from schedule simulation
   double actual_s = 0.0;           // max over the ranks present
   int ranks_present = 0;           // distinct comm_ranks with a record
   bool ranks_disagree = false;     // some rank logged another algorithm or segment size
