@@ -67,28 +67,36 @@ CallSummary::CallSummary(std::uint32_t capacity) : capacity_(std::max<std::uint3
   }
 }
 
-bool CallSummary::add(const SummaryKey& key, Rung rung, std::uint64_t bytes, double actual_s,
-                      double predicted_s) {
-  ++calls_;
+SummaryEntry* CallSummary::entry(const SummaryKey& key) {
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash_of(key) & mask;; i = (i + 1) & mask) {
     const std::uint32_t slot = slots_[i];
     if (slot == 0) {
-      if (entries_.size() == capacity_) break;  // a new key and no room: overflow below
-      entries_.push_back({.key = key});         // within the reserved capacity: no allocation
+      if (entries_.size() == capacity_) return nullptr;  // a new key and no room
+      entries_.push_back({.key = key});  // within the reserved capacity: no allocation
       slots_[i] = static_cast<std::uint32_t>(entries_.size());
-      entries_.back().add(rung, bytes, actual_s, predicted_s);
-      return true;
+      return &entries_.back();
     }
     SummaryEntry& e = entries_[slot - 1];
-    if (e.key == key) {
-      e.add(rung, bytes, actual_s, predicted_s);
-      return true;
-    }
+    if (e.key == key) return &e;
   }
-  ++overflow_calls_;
-  overflow_[static_cast<std::size_t>(key.coll)].add(rung, bytes, actual_s, predicted_s);
-  return false;
+}
+
+void CallSummary::count(SummaryEntry* e, Collective coll, Rung rung, std::uint64_t bytes,
+                        double actual_s, double predicted_s) {
+  ++calls_;
+  if (e == nullptr) {
+    ++overflow_calls_;
+    e = &overflow_[static_cast<std::size_t>(coll)];
+  }
+  e->add(rung, bytes, actual_s, predicted_s);
+}
+
+bool CallSummary::add(const SummaryKey& key, Rung rung, std::uint64_t bytes, double actual_s,
+                      double predicted_s) {
+  SummaryEntry* e = entry(key);
+  count(e, key.coll, rung, bytes, actual_s, predicted_s);
+  return e != nullptr;
 }
 
 std::size_t CallSummary::memory_bytes() const {

@@ -7,6 +7,11 @@
 // allocates. A call whose key is new once the table is full is counted in its collective's
 // overflow entry instead, so totals stay complete whatever the number of distinct keys.
 //
+// At level trace with [log] traces_per_site, the same entries also count the calls traced per key
+// (`traced`): the first traces_per_site calls of a key are traced, the later ones summarised here,
+// so one lookup per call decides both. An entry whose calls were all traced has calls == 0 and is
+// written as no summary record.
+//
 // Not thread-safe by itself: its owner (CallLog) serialises calls under its mutex.
 #pragma once
 
@@ -57,6 +62,7 @@ struct SummaryEntry {
   double predicted_sum_s = 0.0;
   double predicted_min_s = 0.0;       // meaningful when predicted_calls > 0
   double predicted_max_s = 0.0;
+  std::uint64_t traced = 0;  // calls of this key traced instead (level trace, traces_per_site)
 
   void add(Rung call_rung, std::uint64_t bytes, double actual_s, double predicted_s);
 };
@@ -71,12 +77,21 @@ class CallSummary {
   // went to its collective's overflow entry (the key was new and the table full).
   bool add(const SummaryKey& key, Rung rung, std::uint64_t bytes, double actual_s,
            double predicted_s);
+  // The entry of `key`, created empty when the key is new; nullptr when it is new and the table
+  // full. The pointer stays valid for the table's life.
+  SummaryEntry* entry(const SummaryKey& key);
+  // Counts one call into `e`, an entry of this table, or when nullptr into the overflow entry of
+  // `coll`. add() is entry() then count().
+  void count(SummaryEntry* e, Collective coll, Rung rung, std::uint64_t bytes, double actual_s,
+             double predicted_s);
 
   [[nodiscard]] std::uint32_t capacity() const { return capacity_; }
-  // Keyed entries in first-seen order (at most capacity()).
+  // Keyed entries in first-seen order (at most capacity()); calls == 0 in an entry that only
+  // counted traces.
   [[nodiscard]] std::span<const SummaryEntry> entries() const { return entries_; }
   // The overflow entries, one per collective in kCollectives order; calls == 0 when unused.
   [[nodiscard]] std::span<const SummaryEntry> overflow_entries() const { return overflow_; }
+  // Calls counted by count() or add() (not the traces of entry().traced).
   [[nodiscard]] std::uint64_t calls() const { return calls_; }
   [[nodiscard]] std::uint64_t overflow_calls() const { return overflow_calls_; }
   // Bytes held by the table's storage: constant from construction on (the tests check it).

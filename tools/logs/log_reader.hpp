@@ -1,4 +1,4 @@
-// Reads one run's selection logs (docs/LOGS.md, format version 1) into plain records: the one
+// Reads one run's selection logs (docs/LOGS.md, format versions 1 and 2) into plain records: the one
 // reader that `collsel report` and the end-to-end tests share (STYLE.md 8.8 #30). Reading never
 // stops at a bad line: each one becomes a "file:line: what" entry in RunLog::problems and the rest
 // of the file is still read, so a log cut short by a crash still yields its good records.
@@ -16,6 +16,9 @@
 namespace collsel::logs {
 
 // The records' fields, names and types are common/log_schema.hpp; these are the reader's types.
+// Whatever the version of a file, its records read alike: a version 2 record gets the run id and
+// world rank of its file's run record, and its call site the addresses of the `stack` record its
+// id names.
 
 // A `module` record: one object (the executable or a shared library) loaded in a rank's process,
 // with the absolute address range of its executable segments; call-site program counters are
@@ -44,6 +47,7 @@ struct RunHeader {
   std::string level = "trace";            // from the run record: "trace" or "summary"
   int stack_depth = 0;                    // from the run record; 0: no call sites captured
   std::int64_t max_records = 0;           // trace cap from the run record; 0: unknown
+  std::uint64_t traces_per_site = 0;      // calls traced per site and shape; 0: no limit, or unknown
   std::uint64_t max_bytes = 0;            // the file's cap from the run record; 0: none or unknown
   std::int64_t summarised_calls = 0;      // from the `end` record: calls in summary records
   std::int64_t overflow_calls = 0;        // from the `end` record: calls in overflow entries
@@ -55,6 +59,7 @@ struct RunHeader {
   std::string ending;
   int ending_code = 0;
   std::int64_t unwritten_calls = 0;  // from the `end` record: calls counted in no record
+  std::int64_t sampled_calls = 0;    // from the `end` record: summarised past traces_per_site
   bool cut_padding = false;          // NUL bytes after the records: the log was not closed
 };
 

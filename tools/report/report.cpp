@@ -194,9 +194,14 @@ void fill_run_facts(const logs::RunLog& log, Report& r) {
   r.configs = distinct(log.ranks, [](const auto& h) { return h.config; });
   r.collsel_versions = distinct(log.ranks, [](const auto& h) { return h.collsel_version; });
   r.levels = distinct(log.ranks, [](const auto& h) { return h.level; });
+  r.traces_per_site = distinct(log.ranks, [](const auto& h) {
+    return h.level == "summary" ? std::string() : std::to_string(h.traces_per_site);
+  });
+  std::erase(r.traces_per_site, std::string());
   for (const auto& h : log.ranks) {
     r.summarised_calls += h.summarised_calls;
     r.overflow_calls += h.overflow_calls;
+    r.sampled_calls += h.sampled_calls;
     r.endings.push_back({h.world_rank, h.host, h.ending.empty() ? std::string("cut") : h.ending,
                          h.ending_code, logs::describe_ending(h), h.call_records,
                          h.unwritten_calls});
@@ -222,18 +227,23 @@ std::string rank_examples(const std::vector<const logs::RunHeader*>& ranks, Desc
 void add_summary_warnings(const logs::RunLog& log, Report& r) {
   std::vector<const logs::RunHeader*> capped;
   std::vector<const logs::RunHeader*> overflowed;
+  // Summarised for being past traces_per_site is the sampling the run asked for (the header says
+  // so); the rest of a trace rank's summarised calls hit a cap.
+  const auto capped_calls = [](const logs::RunHeader& h) {
+    return h.summarised_calls - h.sampled_calls;
+  };
   for (const auto& h : log.ranks) {
-    if (h.level != "summary" && h.summarised_calls > 0) capped.push_back(&h);
+    if (h.level != "summary" && capped_calls(h) > 0) capped.push_back(&h);
     if (h.overflow_calls > 0) overflowed.push_back(&h);
   }
   if (!capped.empty()) {
     r.warnings.push_back(fmt::format(
-        "the trace cap was reached: {} (trace cap [log] max_records). The calls past the cap are "
-        "in the totals, errors and savings from their summary records (per-rank times), not in "
-        "the per-size rows; raise max_records to trace them",
-        rank_examples(capped, [](const logs::RunHeader& h) {
+        "the trace cap was reached: {} (trace caps [log] max_records and 3/4 of max_bytes). The "
+        "calls past the cap are in the totals, errors and savings from their summary records "
+        "(per-rank times), not in the per-size rows; raise max_records or max_bytes to trace them",
+        rank_examples(capped, [&capped_calls](const logs::RunHeader& h) {
           return fmt::format("rank {} logged {} calls then summarised {} more", h.world_rank,
-                             h.call_records, h.summarised_calls);
+                             h.call_records, capped_calls(h));
         })));
   }
   if (!overflowed.empty()) {

@@ -260,6 +260,13 @@ std::string text_header(const Report& r) {
                        r.summarised_calls, r.overflow_calls);
   }
   out += '\n';
+  if (r.sampled_calls > 0) {
+    out += fmt::format("  traces:    sampled: the first {} calls per call site and shape on each "
+                       "rank ([log] traces_per_site); {} later per-rank calls are in summary "
+                       "records, counted in the totals, call sites, errors and savings but not in "
+                       "the per-size rows\n",
+                       list_or_none(r.traces_per_site), r.sampled_calls);
+  }
   out += text_endings(r);
   out += fmt::format("  calls:     {} traced collective calls ({} call records over all ranks)\n",
                      r.calls, r.records);
@@ -552,6 +559,8 @@ std::string format_json(const Report& r) {
       {"calls", r.calls},
       {"summarised_calls", r.summarised_calls},
       {"overflow_calls", r.overflow_calls},
+      {"traces_per_site", r.traces_per_site},
+      {"sampled_calls", r.sampled_calls},
       {"estimate_model", text_or_null(r.estimate_model)},
       {"estimate_rules", text_or_null(r.estimate_rules)},
       {"baseline", text_or_null(r.baseline)},
