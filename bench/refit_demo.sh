@@ -19,8 +19,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 smpicc -O2 -o "$work/adapt_demo" "$root/bench/adapt_demo.c" 2>/dev/null
 
+# Every call traced (COLLSEL_LOG_TRACES_PER_SITE=0): refit fits call records, and the figures in
+# docs/benchmarks/adapt were measured on every call of each shape.
 sim() {  # LOGDIR MODEL MODE RANKS CALLS
-  COLLSEL_CONFIG=/dev/null COLLSEL_LOG_DIR=$1 COLLSEL_ADAPT=$3 \
+  COLLSEL_CONFIG=/dev/null COLLSEL_LOG_DIR=$1 COLLSEL_ADAPT=$3 COLLSEL_LOG_TRACES_PER_SITE=0 \
     "$root/tools/simcluster/simcluster" run --platform "$platform" -n "$4" --ppn 1 --timeout 1800 \
     --model "$2" --shim "$shim" -- "$work/adapt_demo" "$5" 2>/dev/null | grep '^ADAPT'
 }
