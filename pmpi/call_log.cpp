@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -258,6 +259,13 @@ SummaryKey key_of(const CallRecord& r) {
   return {r.site, r.algorithm, r.coll, r.comm_size, size_bucket(r.bytes)};
 }
 
+// rank-NNNNN.summary next to rank-NNNNN.jsonl: the summary table's file.
+std::string summary_path(const std::string& log_path) {
+  std::filesystem::path p(log_path);
+  p.replace_extension(".summary");
+  return p.string();
+}
+
 // Room the summary, module, uncovered and end records keep below [log] max_bytes: traces stop
 // at max_bytes minus this share (1 MiB of the default 4 MiB: ~2,500 summary records).
 constexpr std::uint64_t tail_reserve(std::uint64_t max_bytes) { return max_bytes / 4; }
@@ -271,15 +279,22 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t sum
                                       : info_.max_bytes - tail_reserve(info_.max_bytes);
   // Allocate first: a rank that cannot hold its table is not logged, rather than failing later
   // in the middle of the user's run.
+  // The table lives in its own file next to the log (summary_path()), so that its calls outlive
+  // an ending that cannot write them (SIGKILL, a fatal signal).
   try {
-    summary_ = std::make_unique<CallSummary>(summary_entries);
+    summary_ = std::make_unique<CallSummary>(summary_entries, summary_path(path), error);
+    if (!error.empty()) return;
     if (info_.stack_depth > 0) stacks_ = std::make_unique<StackIds>(summary_entries);
   } catch (const std::exception& e) {
     error = fmt::format("cannot allocate the log's summary table ({})", e.what());
+    if (summary_) summary_->remove_file();
     return;
   }
   auto file = std::make_unique<LogFile>(path, error);
-  if (!error.empty()) return;
+  if (!error.empty()) {
+    summary_->remove_file();
+    return;
+  }
   file_ = std::move(file);
   state_.store(kOpen);
   const RunView run_view{info_.run_id,        info_.world_rank,   info_.world_size,
@@ -299,6 +314,7 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t sum
     error = fmt::format("cannot write {} ({})", path, file_->failure());
     state_.store(kClosed);
     file_.reset();
+    summary_->remove_file();
   }
 }
 
@@ -356,12 +372,12 @@ void CallLog::add_locked(const CallRecord& record) {
   if (info_.traces_per_site > 0) {
     entry = summary_->entry(key_of(record));
     if (entry == nullptr) {
-      ++sampled_;
+      summary_->count_sampled();
       summarise_locked(record, nullptr);
       return;
     }
     if (entry->traced >= info_.traces_per_site) {
-      ++sampled_;
+      summary_->count_sampled();
       summarise_locked(record, entry);
       return;
     }
@@ -471,15 +487,16 @@ void CallLog::write_summary_locked() {
     }
     summarised_written_ += e.calls;
     text_.clear();
-    const std::uint64_t site = e.overflow ? 0 : site_id_locked(e.key.site);
+    const SummaryKey& k = summary_->key(e);
+    const std::uint64_t site = e.is_overflow() ? 0 : site_id_locked(k.site);
     std::optional<double> predicted_min, predicted_max;  // none without a prediction
     if (e.predicted_calls > 0) {
       predicted_min = e.predicted_min_s;
       predicted_max = e.predicted_max_s;
     }
-    const SummaryView view{e.key.comm_size, collective_name(e.key.coll), e.key.algorithm,
-                           rung_name(e.rung), bucket_low(e.bucket_lo), bucket_high(e.bucket_hi),
-                           site, e.overflow, e.calls, e.bytes_sum, e.actual_sum_s,
+    const SummaryView view{k.comm_size, collective_name(k.coll), k.algorithm,
+                           rung_name(e.first_rung()), bucket_low(e.bucket_lo), bucket_high(e.bucket_hi),
+                           site, e.is_overflow(), e.calls, e.bytes_sum, e.actual_sum_s,
                            e.actual_min_s, e.actual_max_s, e.predicted_calls, e.predicted_sum_s,
                            predicted_min, predicted_max};
     append_record(text_, logs::schema::kSummary, view, [](const auto& v, auto&& f) {
@@ -541,11 +558,16 @@ void CallLog::close(Ending how, int code) {
   std::string failure;
   try {
     write_summary_locked();
+    // The summary records are in the log (the page cache): the table's file has served. Deleted
+    // before the end record is written, so that a log with an end record never has one (a rank
+    // SIGKILLed in between has all its summary records and no end: the reader takes the records).
+    // Kept when the records could not be written: the reader recovers the summaries from it.
+    if (file_->ok()) summary_->remove_file();
     if (info_.stack_depth > 0) write_new_modules_locked();
     write_uncovered_locked();
     const EndView end{written_.load(),  summarised_written_, summary_->overflow_calls(),
                       uncovered_counted_, ending_name(how),    code,
-                      unwritten_,       sampled_};
+                      unwritten_,       summary_->sampled_calls()};
     write_record(logs::schema::kEnd, end, [](const auto& v, auto&& f) {
       logs::schema::end_fields(v, f);
     });

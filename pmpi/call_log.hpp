@@ -3,7 +3,9 @@
 // are formatted as they are made and appended to the rank's file, which is written through a
 // shared memory mapping (log_file.hpp): each record is in the kernel's page cache once add()
 // returns, so even a SIGKILL loses no call record. Later calls, and every call in level
-// "summary", go into the fixed-size summary table (call_summary.hpp), written at the ending. A call
+// "summary", go into the fixed-size summary table (call_summary.hpp), written as records at a
+// clean ending; the table lives in a shared mapping of rank-NNNNN.summary, next to the log, which
+// a clean ending deletes and any other ending leaves for the reader to recover. A call
 // site is written once, as a `stack` record (ids: stack_ids.hpp), before the first record that
 // refers to it, in the same append, so that a log cut anywhere never refers to an unwritten site.
 // Every ending writes the `end` record that says how the process ended: MPI_Finalize, exit()
@@ -74,7 +76,8 @@ enum class Ending { finalize, exit, abort, signal };
 
 class CallLog {
  public:
-  // Opens (creates) the file, allocates the summary table (`summary_entries`) and writes the
+  // Opens (creates) the file, creates the summary table (`summary_entries`) in the file `path`
+  // with extension .summary, and writes the
   // `run` record and, with call sites, the `module` records; `error` receives a sentence when
   // that fails and the log stays off.
   // The call-site ids (stack_ids.hpp), with call sites, are allocated alike, as many as
@@ -95,7 +98,8 @@ class CallLog {
   void close(Ending how = Ending::finalize, int code = 0);
   // From a signal handler: only the `end` record (ending "signal", code `signal`), written with
   // async-signal-safe calls after the last complete record; the summary table's calls are counted
-  // as unwritten. Does nothing when the log is closing or closed.
+  // as unwritten, and its file stays for the reader. Does nothing when the log is closing or
+  // closed.
   void end_from_signal(int signal) noexcept;
 
  private:
@@ -141,9 +145,6 @@ class CallLog {
   std::array<std::size_t, 256> recent_sites_{};
   std::unique_ptr<CallSummary> summary_;
   std::unique_ptr<StackIds> stacks_;  // null without call sites
-  // Calls summarised for traces_per_site: past it for their key, or their key had no room in the
-  // full table to be counted.
-  std::uint64_t sampled_ = 0;
   bool overflow_noted_ = false;
   std::vector<uncovered::Count> uncovered_;
   bool uncovered_counted_ = false;

@@ -62,8 +62,8 @@ TEST(CallSummary, AggregatesOneKey) {
   ASSERT_TRUE(t.add(key(site(0x4000), 4), Rung::default_model, 4, 3e-6, 4e-6));
   ASSERT_EQ(t.entries().size(), 1u);
   const SummaryEntry& e = t.entries()[0];
-  EXPECT_FALSE(e.overflow);
-  EXPECT_EQ(e.rung, Rung::default_model);  // the first call's
+  EXPECT_FALSE(e.is_overflow());
+  EXPECT_EQ(e.first_rung(), Rung::default_model);  // the first call's
   EXPECT_EQ(e.calls, 3u);
   EXPECT_EQ(e.bytes_sum, 16u);
   EXPECT_EQ(bucket_low(e.bucket_lo), 4u);
@@ -137,14 +137,14 @@ TEST(CallSummary, AMillionCallsOverManyKeysNeverGrowTheTable) {
   const auto overflow = t.overflow_entries();
   ASSERT_EQ(overflow.size(), kCollectives.size());
   std::uint64_t scatter_kept = 0;
-  for (const auto& e : t.entries()) scatter_kept += e.key.coll == Collective::scatter ? e.calls : 0;
+  for (const auto& e : t.entries()) scatter_kept += t.key(e).coll == Collective::scatter ? e.calls : 0;
   EXPECT_EQ(overflow[1].calls, in_scatter - scatter_kept);
   for (std::size_t i = 0; i < overflow.size(); ++i) {
-    EXPECT_TRUE(overflow[i].overflow);
-    EXPECT_EQ(overflow[i].key.coll, kCollectives[i]);
-    EXPECT_EQ(overflow[i].key.algorithm, "*");
-    EXPECT_EQ(overflow[i].key.comm_size, 0);
-    EXPECT_EQ(overflow[i].key.site.depth, 0);
+    EXPECT_TRUE(overflow[i].is_overflow());
+    EXPECT_EQ(t.key(overflow[i]).coll, kCollectives[i]);
+    EXPECT_EQ(t.key(overflow[i]).algorithm, "*");
+    EXPECT_EQ(t.key(overflow[i]).comm_size, 0);
+    EXPECT_EQ(t.key(overflow[i]).site.depth, 0);
   }
   EXPECT_EQ(overflow[2].calls, 0u);  // no Alltoall calls
   EXPECT_EQ(bucket_low(overflow[0].bucket_lo), 0u);

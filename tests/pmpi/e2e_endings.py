@@ -10,9 +10,12 @@ a SIGSEGV on rank 1, or a SIGKILL to rank 1. The same program runs natively firs
   - traced in full ([log] traces_per_site = 0), every rank's log holds all ENDINGS_N call records
     (the records reach the page cache as they are made, so even a SIGKILLed rank loses none);
   - with the default [log] settings (the first traces_per_site calls of a call site traced, the
-    rest summarised in memory), those first calls' records, and every other call in the summary
-    records or the end record's count wherever the ending writes one: a SIGKILL loses the
-    summarised calls, the bound docs/LOGS.md states;
+    rest summarised in the summary table, a shared mapping of rank-NNNNN.summary), those first
+    calls' records, and every other call in the summary records or the end record's count
+    wherever the ending writes one; a clean ending deletes the table's file, a signal or a
+    SIGKILL leaves it, and `collsel report` recovers the summaries from it: its calls per rank
+    (call records plus summarised calls) and its bcast total are the calls every rank completed,
+    or one fewer (a SIGKILL in the middle of counting a call, the bound docs/LOGS.md states);
   - every call site resolves: the module records (written at start) hold its innermost frame;
   - the last record says how the rank ended (none for a SIGKILL), and `collsel report` names
     the ending of every rank;
@@ -60,11 +63,15 @@ def completed(proc):
     return done
 
 
-def rank_logs(logdir, ranks):
-    """{rank: (records, nul_padded)}; a cut-short file ends in NUL bytes, which are no record."""
+def run_dir(logdir):
     runs = [d for d in pathlib.Path(logdir).iterdir() if d.is_dir()]
     check(len(runs) == 1, f"expected one run folder in {logdir}, found {runs}")
-    files = sorted(runs[0].glob("rank-*.jsonl"))
+    return runs[0]
+
+
+def rank_logs(logdir, ranks):
+    """{rank: (records, nul_padded)}; a cut-short file ends in NUL bytes, which are no record."""
+    files = sorted(run_dir(logdir).glob("rank-*.jsonl"))
     check(len(files) == ranks, f"expected {ranks} rank files, found {[f.name for f in files]}")
     out = {}
     for f in files:
@@ -150,6 +157,11 @@ def check_logged(args, work, mode, native, name, log_settings, traced):
         check_rank(rank, records, args.program, CALLS, traced)
         ending, code, _ = expected[rank]
         last = records[-1]
+        # The summary table's file: deleted by a clean ending, left by a signal or a SIGKILL.
+        table = run_dir(logdir) / f"rank-{rank:05d}.summary"
+        check(table.exists() == (ending in (None, "signal")),
+              f"{mode}: rank {rank} ended by {ending}: its summary table file "
+              f"{'is' if table.exists() else 'is not'} there")
         if ending is None:
             check(last["type"] != "end", f"{mode}: rank {rank} was SIGKILLed but wrote {last}")
             check(padded, f"{mode}: rank {rank}'s cut-short file has no NUL tail (not mapped?)")
@@ -174,9 +186,29 @@ def check_logged(args, work, mode, native, name, log_settings, traced):
         check(e["ending"] == (ending or "cut") and e["code"] == code and words in e["how"],
               f"{mode}: the report says rank {rank} ended by {e}, expected {ending} {code}")
         check(e["call_records"] == traced, f"{mode}: report counts {e['call_records']} records")
+        # Every call the rank completed is counted (one fewer at most: a SIGKILL in the middle
+        # of counting one), in its records or its summaries, recovered from the table's file
+        # when the rank could not write them.
+        counted = e["call_records"] + e["summarised_calls"]
+        check(CALLS - 1 <= counted <= CALLS,
+              f"{mode}: the report counts {e['call_records']} traced and "
+              f"{e['summarised_calls']} summarised calls of rank {rank}, which completed {CALLS}")
+        recovered = ending in (None, "signal") and e["summarised_calls"] > 0
+        check(e["summaries_recovered"] == recovered,
+              f"{mode}: rank {rank} ended by {ending}: summaries_recovered is "
+              f"{e['summaries_recovered']}")
+    totals = json.loads(report.stdout)["totals"]
+    bcast = sum(t["calls"] for t in totals if t["coll"] == "bcast")
+    check(CALLS - 1 <= bcast <= CALLS,
+          f"{mode}: the report's totals count {bcast} bcast calls of the {CALLS} made: {totals}")
     text = subprocess.run([args.collsel, "report", str(logdir)], capture_output=True, text=True)
     check(all(e[2] in text.stdout for e in expected.values()),
           f"{mode}: the text report does not name every ending:\n{text.stdout[:800]}")
+    for rank, e in endings.items():
+        if e["summaries_recovered"]:
+            check(f"summaries recovered from rank {rank}'s table" in text.stdout,
+                  f"{mode}: the text report does not say rank {rank}'s summaries were "
+                  f"recovered:\n{text.stdout[:1500]}")
     return proc
 
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <system_error>
@@ -12,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log_schema.hpp"
+#include "common/summary_table_format.hpp"
+#include "pmpi/size_bucket.hpp"
 
 namespace collsel::logs {
 namespace fs = std::filesystem;
@@ -396,7 +399,7 @@ class RankFileReader {
     } else if (kind == schema::kCall) {
       on_call(record, number, version, out);
     } else if (kind == schema::kSummary) {
-      on_summary(record, number, version, out);
+      on_summary(record, number, version);
     } else if (kind == schema::kStack) {
       on_stack(record, number, version);
     } else if (kind == schema::kModule) {
@@ -438,7 +441,7 @@ class RankFileReader {
     out.calls.push_back(std::move(c));
   }
 
-  void on_summary(const json& record, int number, int version, RunLog& out) {
+  void on_summary(const json& record, int number, int version) {
     Fields f(record);
     SummaryRecord s = parse_summary(f, record, version, stacks_, origin());
     std::string error = f.error();
@@ -449,7 +452,7 @@ class RankFileReader {
     }
     check_run(s.run, "summary", number);
     summary_calls_ += s.calls;
-    out.summaries.push_back(std::move(s));
+    summaries_.push_back(std::move(s));
   }
 
   void on_stack(const json& record, int number, int version) {
@@ -534,6 +537,9 @@ class RankFileReader {
       problem(0, fmt::format("{} record(s) of unknown type '{}' ignored (written by a newer "
                              "collsel?)", n, kind));
     }
+    const bool recovered = recover_summaries();
+    out.summaries.insert(out.summaries.end(), std::make_move_iterator(summaries_.begin()),
+                         std::make_move_iterator(summaries_.end()));
     if (!end_calls_) {
       problem(0, "no 'end' record: the log was cut short (the process was killed by SIGKILL, "
                  "which runs no code, or its node failed); every record before the cut is read");
@@ -546,7 +552,7 @@ class RankFileReader {
                              "(the first: id {}); their call site is left empty",
                              stacks_.unknown_uses, stacks_.first_unknown));
     }
-    if (end_calls_ && end_summarised_ != summary_calls_) {
+    if (end_calls_ && !recovered && end_summarised_ != summary_calls_) {
       problem(0, fmt::format("the 'end' record counts {} summarised calls but the summary records "
                              "read hold {}",
                              end_summarised_, summary_calls_));
@@ -562,6 +568,7 @@ class RankFileReader {
       header_->unwritten_calls = end_unwritten_;
       header_->sampled_calls = end_sampled_;
       header_->cut_padding = padded_;
+      header_->summaries_recovered = recovered;
       header_->modules = std::move(modules_);
       out.ranks.push_back(std::move(*header_));
     } else {
@@ -569,6 +576,39 @@ class RankFileReader {
                  "rank unknown");
     }
     flush_problems(out);
+  }
+
+  // A rank that did not reach a clean ending (no `end` record: SIGKILL; or a fatal signal, whose
+  // handler cannot format) could not write its summary table: its file, when there, holds the
+  // table as the rank's last completed call left it. Its entries replace any summary records the
+  // log holds (a rank killed while writing them wrote only some). True when recovered.
+  bool recover_summaries() {
+    if (end_calls_ && ending_ != schema::kEndingSignal) return false;  // written whole
+    const fs::path table_path = summary_table_path(path_);
+    std::error_code ec;
+    if (!fs::exists(table_path, ec)) return false;
+    std::string why;
+    std::optional<SummaryTable> table = read_summary_table(table_path, why);
+    if (!table) {
+      problem(0, fmt::format("its summary table {} cannot be read ({}); the calls this rank "
+                             "summarised are lost",
+                             table_path.string(), why));
+      return false;
+    }
+    if (table->calls == 0) return false;  // nothing was summarised
+    const Origin o = origin();
+    for (SummaryRecord& r : table->summaries) {
+      r.run = o.run;
+      r.world_rank = o.world_rank;
+    }
+    summaries_ = std::move(table->summaries);
+    summary_calls_ = table->calls;
+    end_summarised_ = table->calls;
+    end_overflow_ = table->overflow_calls;
+    end_sampled_ = table->sampled_calls;
+    // A signal's end record counted the table's calls as unwritten: they are not any more.
+    end_unwritten_ = std::max<std::int64_t>(0, end_unwritten_ - table->calls);
+    return true;
   }
 
   void problem(int line, std::string what) {
@@ -599,6 +639,7 @@ class RankFileReader {
   std::int64_t end_sampled_ = 0;
   bool padded_ = false;
   StackTable stacks_;
+  std::vector<SummaryRecord> summaries_;  // this file's, moved into the RunLog at finish()
   std::int64_t call_records_ = 0;
   std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
   std::vector<Module> modules_;
@@ -633,6 +674,118 @@ void check_world_size(RunLog& log) {
 }
 
 }  // namespace
+
+fs::path summary_table_path(const fs::path& rank_file) {
+  fs::path p = rank_file;
+  p.replace_extension(".summary");
+  return p;
+}
+
+std::optional<SummaryTable> read_summary_table(const fs::path& path, std::string& problem) {
+  namespace st = summary_table;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    problem = "cannot be opened";
+    return std::nullopt;
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() < sizeof(st::Header)) {
+    problem = fmt::format("{} bytes, shorter than the {}-byte header", bytes.size(),
+                          sizeof(st::Header));
+    return std::nullopt;
+  }
+  st::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (h.magic != st::kMagic) {
+    problem = "not a collsel summary table (wrong magic bytes)";
+    return std::nullopt;
+  }
+  if (h.version != st::kVersion || h.header_bytes != sizeof(st::Header) ||
+      h.entry_bytes != sizeof(st::Entry)) {
+    problem = fmt::format("format version {} with {}-byte header and {}-byte entries, but this "
+                          "collsel reads version {} ({} and {} bytes)",
+                          h.version, h.header_bytes, h.entry_bytes, st::kVersion,
+                          sizeof(st::Header), sizeof(st::Entry));
+    return std::nullopt;
+  }
+  const std::uint64_t expected = st::file_bytes(h.capacity, h.overflow_entries);
+  if (bytes.size() != expected) {
+    problem = fmt::format("{} bytes where its header says {} (truncated?)", bytes.size(),
+                          expected);
+    return std::nullopt;
+  }
+  if (h.used > h.capacity || h.collective_count > st::kMaxCollectives ||
+      h.rung_count > st::kMaxRungs || h.algorithm_count > st::kMaxAlgorithms) {
+    problem = fmt::format("header out of range: {} of {} entries used, {} collectives, {} rungs, "
+                          "{} algorithms",
+                          h.used, h.capacity, h.collective_count, h.rung_count,
+                          h.algorithm_count);
+    return std::nullopt;
+  }
+  const auto name = [](const st::Name& n) {
+    return std::string(n.data(), strnlen(n.data(), n.size()));
+  };
+  SummaryTable table;
+  const auto read_entry = [&](std::size_t index, bool overflow_part) -> bool {
+    st::Entry e;
+    std::memcpy(&e, bytes.data() + sizeof(st::Header) + index * sizeof(st::Entry), sizeof e);
+    if (e.calls == 0) return true;  // unused, or only traced
+    const auto bad = [&](std::string_view what) {
+      problem = fmt::format("entry {}: {}", index, what);
+      return false;
+    };
+    if (e.calls > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+        e.predicted_calls > e.calls) {
+      return bad(fmt::format("{} calls, {} predicted", e.calls, e.predicted_calls));
+    }
+    if (e.coll >= h.collective_count || e.rung >= h.rung_count || e.depth > st::kMaxFrames ||
+        e.bucket_lo > e.bucket_hi || e.bucket_hi > 64 || (e.overflow != 0) != overflow_part) {
+      return bad("a field out of range");
+    }
+    if (!overflow_part && e.algorithm >= h.algorithm_count &&
+        e.algorithm != st::kUnknownAlgorithm) {
+      return bad(fmt::format("algorithm index {} of {}", e.algorithm, h.algorithm_count));
+    }
+    SummaryRecord r;
+    r.comm_size = overflow_part ? 0 : e.comm_size;
+    r.coll = name(h.collectives[e.coll]);
+    r.algorithm = overflow_part                              ? "*"
+                  : e.algorithm == st::kUnknownAlgorithm ? "?"
+                                                         : name(h.algorithms[e.algorithm]);
+    r.rung = name(h.rungs[e.rung]);
+    r.bytes_lo = pmpi::bucket_low(e.bucket_lo);
+    r.bytes_hi = pmpi::bucket_high(e.bucket_hi);
+    r.stack.assign(e.pcs.begin(), e.pcs.begin() + e.depth);
+    r.overflow = overflow_part;
+    r.calls = static_cast<std::int64_t>(e.calls);
+    r.bytes_sum = e.bytes_sum;
+    r.actual_sum_s = e.actual_sum_s;
+    r.actual_min_s = e.actual_min_s;
+    r.actual_max_s = e.actual_max_s;
+    r.predicted_calls = static_cast<std::int64_t>(e.predicted_calls);
+    r.predicted_sum_s = e.predicted_sum_s;
+    if (e.predicted_calls > 0) {
+      r.predicted_min_s = e.predicted_min_s;
+      r.predicted_max_s = e.predicted_max_s;
+    }
+    r.recovered = true;
+    if (const std::string why = summary_inconsistency(r); !why.empty()) return bad(why);
+    table.calls += r.calls;
+    if (overflow_part) table.overflow_calls += r.calls;
+    table.summaries.push_back(std::move(r));
+    return true;
+  };
+  // Keyed entries first, as a clean ending writes them.
+  for (std::uint32_t i = 0; i < h.used; ++i) {
+    if (!read_entry(h.overflow_entries + i, false)) return std::nullopt;
+  }
+  for (std::uint32_t i = 0; i < h.overflow_entries; ++i) {
+    if (!read_entry(i, true)) return std::nullopt;
+  }
+  table.sampled_calls =
+      static_cast<std::int64_t>(std::min<std::uint64_t>(h.sampled_calls, table.calls));
+  return table;
+}
 
 std::string describe_ending(const RunHeader& rank) {
   if (rank.ending.empty()) return "cut short (no end record: killed by SIGKILL?)";

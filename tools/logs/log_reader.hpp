@@ -61,6 +61,10 @@ struct RunHeader {
   std::int64_t unwritten_calls = 0;  // from the `end` record: calls counted in no record
   std::int64_t sampled_calls = 0;    // from the `end` record: summarised past traces_per_site
   bool cut_padding = false;          // NUL bytes after the records: the log was not closed
+  // The rank died before writing its summary records (SIGKILL, a fatal signal): its summaries
+  // were read back from its summary table file (read_summary_table), and summarised_calls,
+  // overflow_calls and sampled_calls are that table's.
+  bool summaries_recovered = false;
 };
 
 // "MPI_Finalize", "exit() without MPI_Finalize", "MPI_Abort (code 3)", "signal 11 (SIGSEGV)",
@@ -113,6 +117,7 @@ struct SummaryRecord {
   double predicted_sum_s = 0.0;
   std::optional<double> predicted_min_s;  // null when predicted_calls == 0
   std::optional<double> predicted_max_s;
+  bool recovered = false;  // read back from the rank's summary table file, not a `summary` record
 };
 
 // An `uncovered` record: one rank's calls of one collective function collsel does not serve,
@@ -125,6 +130,28 @@ struct UncoveredRecord {
   std::int64_t calls = 0;
   double time_s = 0.0;   // this rank's time in those calls
 };
+
+// The summary table a rank's shim keeps in a file next to its log (rank-NNNNN.summary; layout:
+// common/summary_table_format.hpp). A clean ending writes it as `summary` records and deletes the
+// file; a rank killed by SIGKILL or a fatal signal leaves it, and the reader recovers the
+// summaries from it (read_run_dir does, for a rank whose log has no `end` record or ended by a
+// signal).
+struct SummaryTable {
+  std::vector<SummaryRecord> summaries;  // the entries with calls, marked recovered; run and
+                                         // world_rank left for the caller
+  std::int64_t calls = 0;           // in the entries (the sum over `summaries`)
+  std::int64_t overflow_calls = 0;  // of which in overflow entries
+  std::int64_t sampled_calls = 0;   // summarised for being past [log] traces_per_site
+};
+
+// rank-NNNNN.summary for rank-NNNNN.jsonl.
+std::filesystem::path summary_table_path(const std::filesystem::path& rank_file);
+
+// Reads a summary table file. A file that is not a whole, sound table (truncated, another
+// layout, an entry out of range) gives nullopt and one sentence in `problem`; never throws on
+// the file's content.
+std::optional<SummaryTable> read_summary_table(const std::filesystem::path& path,
+                                               std::string& problem);
 
 struct RunLog {
   std::string run_id;

@@ -204,7 +204,7 @@ void fill_run_facts(const logs::RunLog& log, Report& r) {
     r.sampled_calls += h.sampled_calls;
     r.endings.push_back({h.world_rank, h.host, h.ending.empty() ? std::string("cut") : h.ending,
                          h.ending_code, logs::describe_ending(h), h.call_records,
-                         h.unwritten_calls});
+                         h.unwritten_calls, h.summarised_calls, h.summaries_recovered});
   }
   r.records = log.calls.size();
   r.problems = log.problems;
@@ -232,9 +232,21 @@ void add_summary_warnings(const logs::RunLog& log, Report& r) {
   const auto capped_calls = [](const logs::RunHeader& h) {
     return h.summarised_calls - h.sampled_calls;
   };
+  std::vector<const logs::RunHeader*> recovered;
   for (const auto& h : log.ranks) {
     if (h.level != "summary" && capped_calls(h) > 0) capped.push_back(&h);
     if (h.overflow_calls > 0) overflowed.push_back(&h);
+    if (h.summaries_recovered) recovered.push_back(&h);
+  }
+  if (!recovered.empty()) {
+    r.warnings.push_back(fmt::format(
+        "rank(s) died before writing their summary records: {}. The tables (the shim's "
+        "rank-NNNNN.summary files) count every call their rank completed but at most the one "
+        "being counted when it was killed",
+        rank_examples(recovered, [](const logs::RunHeader& h) {
+          return fmt::format("summaries recovered from rank {}'s table ({} calls)", h.world_rank,
+                             h.summarised_calls);
+        })));
   }
   if (!capped.empty()) {
     r.warnings.push_back(fmt::format(

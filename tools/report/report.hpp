@@ -256,6 +256,9 @@ struct RankEnding {
   std::string how;     // in words: "MPI_Abort (code 3)", "signal 11 (SIGSEGV)", ...
   std::int64_t call_records = 0;
   std::int64_t unwritten_calls = 0;  // counted but in no record (the summary table at a signal)
+  std::int64_t summarised_calls = 0;  // in its summary records, or its recovered summary table
+  bool summaries_recovered = false;   // from the rank's summary table file (it died before
+                                      // writing its summary records)
 };
 
 struct Report {

@@ -195,7 +195,8 @@ json ending_json(const RankEnding& e) {
   return {{"world_rank", e.world_rank}, {"host", e.host},
           {"ending", e.ending},         {"code", e.code},
           {"how", e.how},               {"call_records", e.call_records},
-          {"unwritten_calls", e.unwritten_calls}};
+          {"unwritten_calls", e.unwritten_calls}, {"summarised_calls", e.summarised_calls},
+          {"summaries_recovered", e.summaries_recovered}};
 }
 
 json coverage_json(const Coverage& c) {
