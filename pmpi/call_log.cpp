@@ -487,7 +487,7 @@ void CallLog::write_summary_locked() {
     }
     summarised_written_ += e.calls;
     text_.clear();
-    const SummaryKey& k = summary_->key(e);
+    const SummaryKey k = summary_->key(e);
     const std::uint64_t site = e.is_overflow() ? 0 : site_id_locked(k.site);
     std::optional<double> predicted_min, predicted_max;  // none without a prediction
     if (e.predicted_calls > 0) {

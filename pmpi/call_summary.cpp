@@ -147,11 +147,9 @@ void CallSummary::init() {
     SummaryEntry* e = std::construct_at(overflow_ + i);
     e->overflow = 1;
     e->coll = static_cast<std::uint8_t>(kCollectives[i]);
-    overflow_keys_[i].coll = kCollectives[i];
-    overflow_keys_[i].algorithm = kAnyAlgorithm;
   }
   for (std::uint32_t i = 0; i < capacity_; ++i) std::construct_at(entries_ + i);
-  keys_.reserve(capacity_);
+  algorithm_of_.reserve(capacity_);
   // At most half the slots are ever used, so a probe run stays short and always ends at a free
   // slot; a power of two turns the modulo into a mask.
   slots_.assign(std::bit_ceil(std::size_t{capacity_} * 2), 0);
@@ -181,7 +179,7 @@ SummaryEntry* CallSummary::entry(const SummaryKey& key) {
     if (slot == 0) {
       const std::uint32_t used = header_->used;
       if (used == capacity_) return nullptr;  // a new key and no room
-      keys_.push_back(key);  // within the reserved capacity: no allocation
+      algorithm_of_.push_back(key.algorithm);  // within the reserved capacity: no allocation
       SummaryEntry& e = entries_[used];
       std::copy(key.site.pcs.begin(), key.site.pcs.end(), e.pcs.begin());
       e.depth = key.site.depth;
@@ -195,15 +193,28 @@ SummaryEntry* CallSummary::entry(const SummaryKey& key) {
       slots_[i] = used + 1;
       return &e;
     }
-    if (keys_[slot - 1] == key) return &entries_[slot - 1];
+    SummaryEntry& e = entries_[slot - 1];
+    if (algorithm_of_[slot - 1].data() == key.algorithm.data() && e.pcs == key.site.pcs &&
+        e.depth == key.site.depth && e.comm_size == key.comm_size &&
+        e.coll == static_cast<std::uint8_t>(key.coll) && e.bucket == key.bucket) {
+      return &e;
+    }
   }
 }
 
-const SummaryKey& CallSummary::key(const SummaryEntry& e) const {
-  if (&e >= overflow_ && &e < overflow_ + kCollectives.size()) {
-    return overflow_keys_[static_cast<std::size_t>(&e - overflow_)];
+SummaryKey CallSummary::key(const SummaryEntry& e) const {
+  SummaryKey k;
+  k.coll = static_cast<Collective>(e.coll);
+  if (e.is_overflow()) {
+    k.algorithm = kAnyAlgorithm;
+    return k;
   }
-  return keys_[static_cast<std::size_t>(&e - entries_)];
+  std::copy(e.pcs.begin(), e.pcs.end(), k.site.pcs.begin());
+  k.site.depth = e.depth;
+  k.algorithm = algorithm_of_[static_cast<std::size_t>(&e - entries_)];
+  k.comm_size = e.comm_size;
+  k.bucket = e.bucket;
+  return k;
 }
 
 void CallSummary::count(SummaryEntry* e, Collective coll, Rung rung, std::uint64_t bytes,
@@ -230,7 +241,7 @@ bool CallSummary::add(const SummaryKey& key, Rung rung, std::uint64_t bytes, dou
 }
 
 std::size_t CallSummary::memory_bytes() const {
-  return map_bytes_ + keys_.capacity() * sizeof(SummaryKey) +
+  return map_bytes_ + algorithm_of_.capacity() * sizeof(std::string_view) +
          slots_.capacity() * sizeof(std::uint32_t) + sizeof(*this);
 }
 

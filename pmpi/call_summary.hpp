@@ -13,7 +13,8 @@
 // turns the file back into summary records. Updating an entry is the same few stores as in
 // ordinary memory: no system call, no allocation per call. A SIGKILL in the middle of one update
 // can leave that entry torn (its count raised, its sums not yet): the bound is the one call being
-// counted. The lookup keys (with the algorithm's name pointer) stay in ordinary memory.
+// counted. Only the address of each entry's algorithm name (what keys compare) stays in ordinary
+// memory.
 //
 // At level trace with [log] traces_per_site, the same entries also count the calls traced per key
 // (`traced`): the first traces_per_site calls of a key are traced, the later ones summarised here,
@@ -103,7 +104,7 @@ class CallSummary {
     return {overflow_, kCollectives.size()};
   }
   // The key of an entry of this table (an overflow entry's: algorithm "*", no site, size 0).
-  [[nodiscard]] const SummaryKey& key(const SummaryEntry& e) const;
+  [[nodiscard]] SummaryKey key(const SummaryEntry& e) const;
   // Calls counted by count() or add() (not the traces of entry().traced).
   [[nodiscard]] std::uint64_t calls() const { return header_->calls; }
   [[nodiscard]] std::uint64_t overflow_calls() const { return header_->overflow_calls; }
@@ -128,8 +129,8 @@ class CallSummary {
   summary_table::Header* header_ = nullptr;  // in the mapping
   SummaryEntry* overflow_ = nullptr;          // in the mapping, kCollectives.size()
   SummaryEntry* entries_ = nullptr;           // in the mapping, capacity_
-  std::vector<SummaryKey> keys_;               // of entries_[i]; reserved, never reallocated
-  std::array<SummaryKey, kCollectives.size()> overflow_keys_{};
+  // The algorithm name of entries_[i] (static storage: SummaryKey); reserved, never reallocated.
+  std::vector<std::string_view> algorithm_of_;
   std::vector<std::uint32_t> slots_;  // index + 1 into entries_, 0: free; size a power of two
   // The algorithm names copied into the header, by index (their static storage's address).
   std::array<const char*, summary_table::kMaxAlgorithms> algorithm_names_{};
