@@ -223,6 +223,15 @@ std::string rank_examples(const std::vector<const logs::RunHeader*>& ranks, Desc
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// One warning naming the first few of `ranks` (none when empty): `sentence` with "{}" where the
+// examples go.
+template <typename Describe>
+void warn_about(Report& r, const std::vector<const logs::RunHeader*>& ranks,
+                std::string_view sentence, Describe describe) {
+  if (ranks.empty()) return;
+  r.warnings.push_back(fmt::format(fmt::runtime(sentence), rank_examples(ranks, describe)));
+}
+
 // The log kept less than every call's own record: say where and what the report did instead.
 void add_summary_warnings(const logs::RunLog& log, Report& r) {
   std::vector<const logs::RunHeader*> capped;
@@ -238,36 +247,31 @@ void add_summary_warnings(const logs::RunLog& log, Report& r) {
     if (h.overflow_calls > 0) overflowed.push_back(&h);
     if (h.summaries_recovered) recovered.push_back(&h);
   }
-  if (!recovered.empty()) {
-    r.warnings.push_back(fmt::format(
-        "rank(s) died before writing their summary records: {}. The tables (the shim's "
-        "rank-NNNNN.summary files) count every call their rank completed but at most the one "
-        "being counted when it was killed",
-        rank_examples(recovered, [](const logs::RunHeader& h) {
-          return fmt::format("summaries recovered from rank {}'s table ({} calls)", h.world_rank,
-                             h.summarised_calls);
-        })));
-  }
-  if (!capped.empty()) {
-    r.warnings.push_back(fmt::format(
-        "the trace cap was reached: {} (trace caps [log] max_records and 3/4 of max_bytes). The "
-        "calls past the cap are in the totals, errors and savings from their summary records "
-        "(per-rank times), not in the per-size rows; raise max_records or max_bytes to trace them",
-        rank_examples(capped, [&capped_calls](const logs::RunHeader& h) {
-          return fmt::format("rank {} logged {} calls then summarised {} more", h.world_rank,
-                             h.call_records, capped_calls(h));
-        })));
-  }
-  if (!overflowed.empty()) {
-    r.warnings.push_back(fmt::format(
-        "the summary table was full: {}. Those calls lost their algorithm, size and call site: "
-        "they are in the totals as algorithm '*' (the busiest rank's count and time) and in no "
-        "other section; raise [log] summary_entries",
-        rank_examples(overflowed, [](const logs::RunHeader& h) {
-          return fmt::format("rank {} counted {} calls in overflow entries", h.world_rank,
-                             h.overflow_calls);
-        })));
-  }
+  warn_about(r, capped,
+             "the trace cap was reached: {} (trace caps [log] max_records and 3/4 of max_bytes). "
+             "The calls past the cap are in the totals, errors and savings from their summary "
+             "records (per-rank times), not in the per-size rows; raise max_records or max_bytes "
+             "to trace them",
+             [&capped_calls](const logs::RunHeader& h) {
+               return fmt::format("rank {} logged {} calls then summarised {} more",
+                                  h.world_rank, h.call_records, capped_calls(h));
+             });
+  warn_about(r, overflowed,
+             "the summary table was full: {}. Those calls lost their algorithm, size and call "
+             "site: they are in the totals as algorithm '*' (the busiest rank's count and time) "
+             "and in no other section; raise [log] summary_entries",
+             [](const logs::RunHeader& h) {
+               return fmt::format("rank {} counted {} calls in overflow entries", h.world_rank,
+                                  h.overflow_calls);
+             });
+  warn_about(r, recovered,
+             "rank(s) died before writing their summary records: {}. The tables (the shim's "
+             "rank-NNNNN.summary files) count every call their rank completed but at most the "
+             "one being counted when it was killed",
+             [](const logs::RunHeader& h) {
+               return fmt::format("summaries recovered from rank {}'s table ({} calls)",
+                                  h.world_rank, h.summarised_calls);
+             });
 }
 
 void count_anomalies(const std::vector<MergedCall>& calls, Report& r) {
