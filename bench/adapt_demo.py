@@ -80,7 +80,9 @@ def wrong_model(model, key, factor, dest):
 
 def run(args, program, model, variant, env_extra, logdir):
     env = dict(os.environ)
-    env.update({"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": str(logdir)})
+    # Every call traced (no traces_per_site limit): settle() reads the algorithm of each call.
+    env.update({"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": str(logdir),
+                "COLLSEL_LOG_TRACES_PER_SITE": "0"})
     env.update(env_extra)
     if args.emucluster:
         # The emulated cluster (already up: emucluster up N --profile ...): real MPICH over the

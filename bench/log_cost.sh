@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Per-call cost of each log level on a 1-byte MPI_Bcast (bench/bcast_latency), the algorithm
 # forced to `native` so that only logging differs between the variants:
-#   off; summary and trace, each with [log] stack_depth = 0 and 4 (trace uncapped here).
+#   off; summary and trace, each with [log] stack_depth = 0 and 4 (trace uncapped here, and
+#   traces_per_site = 0: every call formatted); default: the default [log] settings (trace,
+#   stack_depth 4, the first traces_per_site = 32 calls of the one call site traced, the rest
+#   summarised), what a loop of one call costs a user who changes nothing.
 # Two measurements (docs/BENCHMARKS.md, "Log level cost"):
 #   1. instructions per call, under callgrind, one rank (repeatable within 2 % whatever
 #      the load: three runs agreed that closely): (Ir(2N calls) - Ir(N calls)) / N, which cancels start-up and finalize;
@@ -35,9 +38,13 @@ if [[ $what == adapt ]]; then
     printf '[log]\nlevel = "off"\n[adapt]\nmode = "%s"\n' "$mode" >"$work/$v.toml"
   done
 fi
-[[ $what == adapt ]] || variants=(off summary_d0 summary_d4 trace_d0 trace_d4)
+[[ $what == adapt ]] || variants=(off summary_d0 summary_d4 trace_d0 trace_d4 default)
 for v in "${variants[@]}"; do
   [[ $what == adapt ]] && break
+  if [[ $v == default ]]; then
+    printf '[log]\ndir = "%s"\n[override]\nbcast = "native"\n' "$work/logs" >"$work/$v.toml"
+    continue
+  fi
   level=${v%_d*}
   depth=${v##*_d}
   [[ $v == off ]] && depth=0
@@ -48,6 +55,7 @@ level = "$level"
 stack_depth = $depth
 max_records = 1000000000
 max_bytes = 0
+traces_per_site = 0
 [override]
 bcast = "native"
 EOF

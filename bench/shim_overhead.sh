@@ -25,10 +25,11 @@ case $mpi in
 esac
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-# Defaults everywhere except the trace cap: 11 x 20000 calls must all be call records, or the
-# "+ log" line would measure the summary table for the calls past [log] max_records.
+# Defaults everywhere except the trace caps: 11 x 20000 calls must all be call records, or the
+# "+ log" line would measure the summary table for the calls past [log] max_records, max_bytes
+# (3/4 of it) or traces_per_site (all but the first 32 calls of the benchmark's one call site).
 config=$logs/collsel.toml
-printf '[log]\nmax_records = 1000000\n' >"$config"
+printf '[log]\nmax_records = 1000000\nmax_bytes = 0\ntraces_per_site = 0\n' >"$config"
 mapfile -t common < <(setenv COLLSEL_CONFIG "$config")
 declare -A results
 for ((r = 0; r < runs; r++)); do

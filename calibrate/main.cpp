@@ -75,7 +75,23 @@ MPI_Comm measuring_order(MPI_Comm comm, bool same_node, int* peer) {
 std::optional<collsel::models::plogp::Params> measure_pair(MPI_Comm ordered,
                                                            const collsel::calibrate::MeasureOptions& mo) {
   auto params = collsel::calibrate::measure_plogp(ordered, mo);
-  if (params) params->eager_limit_bytes = collsel::calibrate::detect_eager_limit(*params);
+  if (!params) return params;
+  params->eager_limit_bytes = collsel::calibrate::detect_eager_limit(*params);
+  // A gap of 0 means the bursts took no longer than one undisturbed round trip: the ranks were
+  // descheduled while they were measured (more ranks than free cores). The model is written as
+  // measured, but the user learns that it will under-predict, and why.
+  int rank = 0;
+  MPI_Comm_rank(ordered, &rank);
+  const auto zero = std::count_if(params->table.begin(), params->table.end(),
+                                  [](const auto& p) { return p.gap_s <= 0.0; });
+  if (rank == 0 && zero > 0) {
+    fmt::print(stderr,
+               "collsel-calibrate: warning: g(m) came out 0 at {} of {} sizes: the ranks were not "
+               "running during the measurement (a busy machine, or more ranks than free cores); "
+               "the model will under-predict. Calibrate again on an idle machine, one rank per "
+               "core.\n",
+               zero, params->table.size());
+  }
   return params;
 }
 

@@ -1,12 +1,15 @@
-// The log's records (docs/LOGS.md, format version 1): every record kind's fields, their names,
-// types and order, declared once. The shim's writer (pmpi/call_log.cpp) walks these lists with a
-// JSON emitter and the reader (tools/logs/log_reader.cpp) with a parser, so neither spells a field
-// name; tests/tools/logs/log_roundtrip_test.cpp writes every kind and reads it back.
+// The log's records (docs/LOGS.md, format version 2; version 1 still read): every record kind's
+// fields, their names, types and order, declared once. The shim's writer (pmpi/call_log.cpp) walks
+// these lists with a JSON emitter and the reader (tools/logs/log_reader.cpp) with a parser, so
+// neither spells a field name; tests/tools/logs/log_roundtrip_test.cpp writes every kind and reads
+// it back, and log_reader_test.cpp reads logs the version 1 writer wrote.
 //
 // Each list is a function template over the record type: `f(name, member, presence)` for every
-// field after the header every record starts with ({"v":1,"type":KIND,"run":ID,"world_rank":N}).
-// The writer passes views of its own data and the reader its records; both must have members of
-// these names. The member's C++ type is the field's type in the log:
+// field after the header every record starts with: {"v":2,"type":KIND}, and in version 1
+// {"v":1,"type":KIND,"run":ID,"world_rank":N} (origin_fields; in version 2 only the `run` record
+// has them, and the reader gives every other record of the file its run record's). The writer
+// passes views of its own data and the reader its records; both must have members of these names.
+// The member's C++ type is the field's type in the log:
 //   std::string / string_view  a JSON string
 //   int                        an integer within int's range
 //   std::int64_t               an integer
@@ -15,17 +18,45 @@
 //   std::optional<double>      a number or null
 //   bool                       true or false
 //   a sequence of uint64       an array of non-negative integers (call-site return addresses)
+//   SiteRef<T>                 a call site: in version 1 an array of return addresses, from
+//                              version 2 on the id of a `stack` record written earlier in the file
 #pragma once
 
 #include <string_view>
 
 namespace collsel::logs::schema {
 
-inline constexpr int kVersion = 1;
+// The version the shim writes, and the oldest one the reader still reads.
+inline constexpr int kVersion = 2;
+inline constexpr int kOldestVersion = 1;
 
-// Fields added after version 1 was first written are optional: a reader defaults them (the
-// member's value before reading) when an older log lacks them.
-enum class Presence { required, optional };
+// Whether a field must be in a record. An optional field a record lacks reads as the member's
+// value before reading, its default, which is always the zero of its type (0, false, null, "", no
+// call site) or, for the fields older logs lack, what they meant (`level`, `ending`). From
+// version 2 on the writer leaves out every optional field whose value is that zero, so a call
+// record carries only what is not a default.
+enum class Presence {
+  required,
+  optional,
+  // Required in version 1 (whose writer always wrote it), optional from version 2 on.
+  required_in_v1,
+};
+
+// True when a field of this presence must be in a record of format `version`.
+constexpr bool must_be_present(Presence p, int version) {
+  return p == Presence::required || (p == Presence::required_in_v1 && version == 1);
+}
+
+// A call-site field (see the table of types above). The writer's member is the id (0: none), the
+// reader's the return addresses the id stands for.
+template <class T>
+struct SiteRef {
+  T& value;
+};
+template <class T>
+SiteRef<T> site_ref(T& value) {
+  return {value};
+}
 
 inline constexpr std::string_view kRun = "run";
 inline constexpr std::string_view kCall = "call";
@@ -33,6 +64,15 @@ inline constexpr std::string_view kSummary = "summary";
 inline constexpr std::string_view kModule = "module";
 inline constexpr std::string_view kUncovered = "uncovered";
 inline constexpr std::string_view kEnd = "end";
+inline constexpr std::string_view kStack = "stack";  // from version 2 on
+
+// Who wrote a record: in version 1 every record starts with these, from version 2 on only the
+// `run` record has them.
+template <class R, class F>
+void origin_fields(R& r, F&& f) {
+  f("run", r.run, Presence::required);
+  f("world_rank", r.world_rank, Presence::required);
+}
 
 // The first line of every rank's file: who wrote it and with what settings.
 template <class R, class F>
@@ -42,6 +82,8 @@ void run_fields(R& r, F&& f) {
   f("level", r.level, Presence::optional);              // "trace" or "summary"
   f("stack_depth", r.stack_depth, Presence::optional);  // 0: no call sites captured
   f("max_records", r.max_records, Presence::optional);  // the trace cap
+  // Calls traced per call site and shape before the rest are summarised; absent or 0: no limit.
+  f("traces_per_site", r.traces_per_site, Presence::optional);
   f("max_bytes", r.max_bytes, Presence::optional);      // the file's cap; absent: none
   f("collsel_version", r.collsel_version, Presence::required);
   f("config", r.config, Presence::required);
@@ -60,19 +102,19 @@ void call_fields(R& r, F&& f) {
   f("seq", r.seq, Presence::required);
   f("coll", r.coll, Presence::required);
   f("bytes", r.bytes, Presence::required);
-  f("root", r.root, Presence::required);
+  f("root", r.root, Presence::required_in_v1);
   f("algorithm", r.algorithm, Presence::required);
-  f("segment_bytes", r.segment_bytes, Presence::required);
+  f("segment_bytes", r.segment_bytes, Presence::required_in_v1);  // 0: not segmented
   f("window", r.window, Presence::optional);  // alltoall.windowed's exchanges in flight
   f("rung", r.rung, Presence::required);
-  f("predicted_s", r.predicted_s, Presence::required);  // null: no model applied
+  f("predicted_s", r.predicted_s, Presence::required_in_v1);  // null or absent: no model applied
   f("simulated", r.simulated, Presence::optional);      // predicted by schedule simulation
   f("actual_s", r.actual_s, Presence::required);  // the algorithm (or native routine) alone
   // The one-off cost the call paid before its algorithm ran (a new communicator's context, a new
   // shape's decision); 0 on the calls that found both ready. Absent in older logs.
   f("setup_s", r.setup_s, Presence::optional);
   f("start_s", r.start_s, Presence::required);
-  f("stack", r.stack, Presence::optional);  // call-site return addresses, innermost first
+  f("stack", site_ref(r.stack), Presence::optional);  // the call site; absent: none captured
 }
 
 // One rank's aggregate of the calls of one key (call site x collective x algorithm x comm size x
@@ -85,7 +127,7 @@ void summary_fields(R& r, F&& f) {
   f("rung", r.rung, Presence::required);
   f("bytes_lo", r.bytes_lo, Presence::required);  // the size bucket, inclusive bounds
   f("bytes_hi", r.bytes_hi, Presence::required);
-  f("stack", r.stack, Presence::optional);
+  f("stack", site_ref(r.stack), Presence::optional);  // absent in an overflow entry
   f("overflow", r.overflow, Presence::optional);
   f("calls", r.calls, Presence::required);
   f("bytes_sum", r.bytes_sum, Presence::required);
@@ -94,8 +136,16 @@ void summary_fields(R& r, F&& f) {
   f("actual_max_s", r.actual_max_s, Presence::required);
   f("predicted_calls", r.predicted_calls, Presence::required);
   f("predicted_sum_s", r.predicted_sum_s, Presence::required);
-  f("predicted_min_s", r.predicted_min_s, Presence::required);  // null: no prediction
-  f("predicted_max_s", r.predicted_max_s, Presence::required);
+  f("predicted_min_s", r.predicted_min_s, Presence::required_in_v1);  // null: no prediction
+  f("predicted_max_s", r.predicted_max_s, Presence::required_in_v1);
+}
+
+// A call site (version 2 on), written once per distinct site before the first record that refers
+// to it by `id` (ids count from 1 in the order sites are first written).
+template <class R, class F>
+void stack_fields(R& r, F&& f) {
+  f("id", r.id, Presence::required);
+  f("pcs", r.pcs, Presence::required);  // return addresses, innermost first
 }
 
 // An object loaded in the rank's process, for report-time symbolisation of call sites.
@@ -143,6 +193,10 @@ void end_fields(R& r, F&& f) {
   // Calls counted but in no record: the summary table at a signal (formatting it is not
   // async-signal-safe), or summary entries past [log] max_bytes.
   f("unwritten_calls", r.unwritten_calls, Presence::optional);
+  // Of summarised_calls, those not traced because of [log] traces_per_site: past it for their call
+  // site and shape, or their key found the summary table full (its traces could not be counted).
+  // The rest are past max_records or 3/4 of max_bytes. Absent in older logs.
+  f("sampled_calls", r.sampled_calls, Presence::optional);
 }
 
 }  // namespace collsel::logs::schema

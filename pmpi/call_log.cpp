@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iterator>
 #include <limits>
+#include <optional>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -27,7 +29,8 @@ using logs::schema::Presence;
 // ,"name":value, by the member's type, straight into the text buffer. A record is formatted once
 // per logged call, so this is part of the trace level's per-call price (docs/BENCHMARKS.md): the
 // keys are literals copied with their length known at compile time, and the space is checked
-// once per record and once per string, not per field.
+// once per record and once per string, not per field. An optional field whose value is its type's
+// zero is left out (format version 2: the reader defaults it).
 // Templated on the buffer: the signal path formats its `end` record into a buffer whose inline
 // storage is large enough that room() never allocates.
 template <class Buffer>
@@ -48,19 +51,15 @@ class JsonFields {
     std::memcpy(at(), text, N - 1);
     n_ += N - 1;
   }
-  // Text already in JSON form, of any length.
-  void raw(std::string_view text) {
-    room(text.size() + kSlack);
-    std::memcpy(at(), text.data(), text.size());
-    n_ += text.size();
-  }
   template <std::size_t N>
-  void operator()(const char (&key)[N], std::string_view v, Presence) {
+  void operator()(const char (&key)[N], std::string_view v, Presence p) {
+    if (omitted(p, v.empty())) return;
     name(key);
     string(v);
   }
   template <std::size_t N>
-  void operator()(const char (&key)[N], bool v, Presence) {
+  void operator()(const char (&key)[N], bool v, Presence p) {
+    if (omitted(p, !v)) return;
     name(key);
     if (v) {
       raw("true");
@@ -70,19 +69,28 @@ class JsonFields {
   }
   template <std::size_t N, class I>
     requires std::is_integral_v<I>
-  void operator()(const char (&key)[N], I v, Presence) {
+  void operator()(const char (&key)[N], I v, Presence p) {
+    if (omitted(p, v == 0)) return;
     name(key);
     integer(v);
   }
-  // A number, or null for NaN/inf (no prediction).
+  // A number, or null for NaN/inf.
   template <std::size_t N>
-  void operator()(const char (&key)[N], double v, Presence) {
+  void operator()(const char (&key)[N], double v, Presence p) {
+    if (omitted(p, v == 0.0)) return;
     name(key);
-    if (!std::isfinite(v)) {
+    number(v);
+  }
+  // A number or null (no prediction); an optional field is left out when null.
+  template <std::size_t N>
+  void operator()(const char (&key)[N], std::optional<double> v, Presence p) {
+    if (omitted(p, !v.has_value())) return;
+    name(key);
+    if (v.has_value()) {
+      number(*v);
+    } else {
       raw("null");
-      return;
     }
-    n_ = static_cast<std::size_t>(fmt::format_to(at(), FMT_COMPILE("{}"), v) - out_.data());
   }
   // [pc,...], decimal: JSON has no hex literals, and readers parse integers natively.
   template <std::size_t N>
@@ -95,6 +103,12 @@ class JsonFields {
       integer(site.pcs[static_cast<std::size_t>(i)]);
     }
     raw("]");
+  }
+  // A call site by the id of its `stack` record; 0: none.
+  template <std::size_t N>
+  void operator()(const char (&key)[N], logs::schema::SiteRef<const std::uint64_t> site,
+                  Presence p) {
+    (*this)(key, site.value, p);
   }
 
   // A JSON string: quotes, backslashes and control characters escaped.
@@ -125,6 +139,16 @@ class JsonFields {
   }
 
  private:
+  // The writer writes the current format, where only required fields are always written.
+  static bool omitted(Presence p, bool zero) { return zero && p != Presence::required; }
+  // fmt's `{}` is the shortest text that reads back as the same double.
+  void number(double v) {
+    if (!std::isfinite(v)) {
+      raw("null");
+      return;
+    }
+    n_ = static_cast<std::size_t>(fmt::format_to(at(), FMT_COMPILE("{}"), v) - out_.data());
+  }
   template <std::size_t N>
   void name(const char (&key)[N]) {
     static_assert(N + 3 + 24 <= kFieldBytes, "a key this long needs a larger kFieldBytes");
@@ -152,10 +176,12 @@ class JsonFields {
 
 // The writer's views of its records, with the schema's member names.
 struct RunView {
+  std::string_view run;
+  int world_rank;
   int world_size;
   std::string_view host, level;
   int stack_depth;
-  std::uint64_t max_records, max_bytes;
+  std::uint64_t max_records, traces_per_site, max_bytes;
   std::string_view collsel_version, config, model, mpi;
 };
 
@@ -170,22 +196,28 @@ struct CallView {
   std::uint64_t segment_bytes;
   int window;
   std::string_view rung;
-  double predicted_s;
+  std::optional<double> predicted_s;
   bool simulated;
   double actual_s, setup_s, start_s;
-  const CallSite& stack;
+  std::uint64_t stack;  // the site's id; 0: none
 };
 
 struct SummaryView {
   int comm_size;
   std::string_view coll, algorithm, rung;
   std::uint64_t bytes_lo, bytes_hi;
-  const CallSite& stack;
+  std::uint64_t stack;  // the site's id; 0: none
   bool overflow;
   std::uint64_t calls, bytes_sum;
   double actual_sum_s, actual_min_s, actual_max_s;
   std::uint64_t predicted_calls;
-  double predicted_sum_s, predicted_min_s, predicted_max_s;  // NaN: null
+  double predicted_sum_s;
+  std::optional<double> predicted_min_s, predicted_max_s;
+};
+
+struct StackView {
+  std::uint64_t id;
+  const CallSite& pcs;
 };
 
 struct UncoveredView {
@@ -199,7 +231,7 @@ struct EndView {
   bool uncovered_counted;
   std::string_view ending;
   int code;
-  std::uint64_t unwritten_calls;
+  std::uint64_t unwritten_calls, sampled_calls;
 };
 
 std::string_view ending_name(Ending how) {
@@ -212,6 +244,28 @@ std::string_view ending_name(Ending how) {
   return logs::schema::kEndingFinalize;
 }
 
+std::optional<double> prediction(double predicted_s) {
+  return std::isfinite(predicted_s) ? std::optional<double>(predicted_s) : std::nullopt;
+}
+
+// A PMPI_Wtime reading or difference, rounded to the nanosecond: the clock's resolution
+// (MPI_Wtick() is 1e-9 under MPICH and Open MPI), and digits below it are noise from the
+// subtraction. The shortest text of the rounded value is at most 9 decimals ("9.765e-06" rather
+// than "9.764999958861154e-06"). Divided, not multiplied by 1e-9: the quotient is the double
+// nearest the decimal, so it prints as that decimal.
+double clock_reading(double seconds) { return std::nearbyint(seconds * 1e9) / 1e9; }
+
+SummaryKey key_of(const CallRecord& r) {
+  return {r.site, r.algorithm, r.coll, r.comm_size, size_bucket(r.bytes)};
+}
+
+// rank-NNNNN.summary next to rank-NNNNN.jsonl: the summary table's file.
+std::string summary_path(const std::string& log_path) {
+  std::filesystem::path p(log_path);
+  p.replace_extension(".summary");
+  return p.string();
+}
+
 // Room the summary, module, uncovered and end records keep below [log] max_bytes: traces stop
 // at max_bytes minus this share (1 MiB of the default 4 MiB: ~2,500 summary records).
 constexpr std::uint64_t tail_reserve(std::uint64_t max_bytes) { return max_bytes / 4; }
@@ -221,28 +275,37 @@ constexpr std::uint64_t tail_reserve(std::uint64_t max_bytes) { return max_bytes
 CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t summary_entries,
                  std::string& error)
     : owner_(::getpid()), info_(info) {
-  fmt::memory_buffer run;
-  JsonFields(run).string(info.run_id);
-  run_json_.assign(run.data(), run.size());
   trace_bytes_ = info_.max_bytes == 0 ? std::numeric_limits<std::uint64_t>::max()
                                       : info_.max_bytes - tail_reserve(info_.max_bytes);
   // Allocate first: a rank that cannot hold its table is not logged, rather than failing later
   // in the middle of the user's run.
+  // The table lives in its own file next to the log (summary_path()), so that its calls outlive
+  // an ending that cannot write them (SIGKILL, a fatal signal).
   try {
-    summary_ = std::make_unique<CallSummary>(summary_entries);
+    summary_ = std::make_unique<CallSummary>(summary_entries, summary_path(path), error);
+    if (!error.empty()) return;
+    if (info_.stack_depth > 0) stacks_ = std::make_unique<StackIds>(summary_entries);
   } catch (const std::exception& e) {
     error = fmt::format("cannot allocate the log's summary table ({})", e.what());
+    if (summary_) summary_->remove_file();
     return;
   }
   auto file = std::make_unique<LogFile>(path, error);
-  if (!error.empty()) return;
+  if (!error.empty()) {
+    summary_->remove_file();
+    return;
+  }
   file_ = std::move(file);
   state_.store(kOpen);
-  const RunView run_view{info_.world_size,   info_.host,      log_level_name(info_.level),
-                         info_.stack_depth,  info_.max_records, info_.max_bytes,
-                         kVersion,           info_.config_source, info_.model_source,
-                         info_.mpi};
+  const RunView run_view{info_.run_id,        info_.world_rank,   info_.world_size,
+                         info_.host,          log_level_name(info_.level),
+                         info_.stack_depth,   info_.max_records,  info_.traces_per_site,
+                         info_.max_bytes,     kVersion,           info_.config_source,
+                         info_.model_source,  info_.mpi};
+  // Only the run record says whose file this is: the reader gives its run id and world rank to
+  // every other record of the file.
   write_record(logs::schema::kRun, run_view, [](const auto& r, auto&& f) {
+    logs::schema::origin_fields(r, f);
     logs::schema::run_fields(r, f);
   });
   // At start, so that a log cut short still resolves its call sites.
@@ -251,6 +314,7 @@ CallLog::CallLog(const std::string& path, const RunInfo& info, std::uint32_t sum
     error = fmt::format("cannot write {} ({})", path, file_->failure());
     state_.store(kClosed);
     file_.reset();
+    summary_->remove_file();
   }
 }
 
@@ -262,9 +326,6 @@ void CallLog::append_record(Buffer& out, std::string_view kind, const View& view
   json.integer(logs::schema::kVersion);
   json.raw(R"(,"type":)");
   json.string(kind);
-  json.raw(R"(,"run":)");
-  json.raw(run_json_);  // escaped once, at construction
-  json("world_rank", info_.world_rank, Presence::required);
   fields(view, json);
   json.raw("}\n");
 }
@@ -300,26 +361,33 @@ void CallLog::stop_locked(const std::string& why) {
 
 void CallLog::add_locked(const CallRecord& record) {
   if (record.site.depth > 0) check_site_locked(record.site);
-  if (info_.level == LogLevel::trace && traced_ < info_.max_records &&
-      file_->size() < trace_bytes_) {
-    // Formatted now, straight into the mapped file: the record survives any ending.
-    const CallView view{std::string_view(record.comm.data()), record.comm_rank,
-                        record.comm_size, record.seq, collective_name(record.coll),
-                        record.bytes, record.root, record.algorithm, record.segment_bytes,
-                        record.window, rung_name(record.rung), record.predicted_s,
-                        record.simulated, record.actual_s, record.setup_s, record.start_s,
-                        record.site};
-    if (!write_record(logs::schema::kCall, view, [](const auto& v, auto&& f) {
-          logs::schema::call_fields(v, f);
-        })) {
-      stop_locked(file_->failure());
-      return;
-    }
-    ++traced_;
-    written_.fetch_add(1, std::memory_order_relaxed);
+  if (info_.level != LogLevel::trace) {
+    summarise_locked(record, summary_->entry(key_of(record)));
     return;
   }
-  if (info_.level == LogLevel::trace && traced_ == info_.max_records) {
+  // The first traces_per_site calls of each key are traced and the later ones summarised: one
+  // lookup in the summary table decides, and counts the traces. A key the full table has no room
+  // for is not traced (it could not be counted), only summarised in its overflow entry.
+  SummaryEntry* entry = nullptr;
+  if (info_.traces_per_site > 0) {
+    entry = summary_->entry(key_of(record));
+    if (entry == nullptr) {
+      summary_->count_sampled();
+      summarise_locked(record, nullptr);
+      return;
+    }
+    if (entry->traced >= info_.traces_per_site) {
+      summary_->count_sampled();
+      summarise_locked(record, entry);
+      return;
+    }
+  }
+  if (traced_ < info_.max_records && file_->size() < trace_bytes_) {
+    trace_locked(record);
+    if (entry != nullptr) ++entry->traced;
+    return;
+  }
+  if (traced_ == info_.max_records) {
     ++traced_;  // past the cap: noted once
     if (info_.world_rank == 0) {
       fmt::print(stderr,
@@ -328,7 +396,7 @@ void CallLog::add_locked(const CallRecord& record) {
                  "use level = \"summary\"\n",
                  info_.max_records);
     }
-  } else if (info_.level == LogLevel::trace && traced_ < info_.max_records && !bytes_noted_) {
+  } else if (traced_ < info_.max_records && !bytes_noted_) {
     bytes_noted_ = true;
     if (info_.world_rank == 0) {
       fmt::print(stderr,
@@ -338,18 +406,53 @@ void CallLog::add_locked(const CallRecord& record) {
                  info_.max_bytes, traced_);
     }
   }
-  summarise_locked(record);
+  summarise_locked(record, entry != nullptr ? entry : summary_->entry(key_of(record)));
 }
 
-void CallLog::summarise_locked(const CallRecord& r) {
-  const SummaryKey key{r.site, r.algorithm, r.coll, r.comm_size, size_bucket(r.bytes)};
-  if (summary_->add(key, r.rung, r.bytes, r.actual_s, r.predicted_s) || overflow_noted_) return;
+std::uint64_t CallLog::site_id_locked(const CallSite& site) {
+  if (!stacks_) return 0;
+  const StackIds::Id site_id = stacks_->find_or_add(site);
+  if (site_id.fresh) {
+    append_record(text_, logs::schema::kStack, StackView{site_id.id, site},
+                  [](const auto& v, auto&& f) { logs::schema::stack_fields(v, f); });
+  }
+  return site_id.id;
+}
+
+void CallLog::trace_locked(const CallRecord& record) {
+  // Formatted now, straight into the mapped file: the record survives any ending. A new call
+  // site's `stack` record goes first, in the same append: a cut never separates them.
+  text_.clear();
+  const std::uint64_t site = site_id_locked(record.site);
+  const CallView view{std::string_view(record.comm.data()), record.comm_rank, record.comm_size,
+                      record.seq, collective_name(record.coll), record.bytes, record.root,
+                      record.algorithm, record.segment_bytes, record.window,
+                      rung_name(record.rung), prediction(record.predicted_s), record.simulated,
+                      clock_reading(record.actual_s), clock_reading(record.setup_s),
+                      clock_reading(record.start_s), site};
+  append_record(text_, logs::schema::kCall, view, [](const auto& v, auto&& f) {
+    logs::schema::call_fields(v, f);
+  });
+  if (!file_->append(std::string_view(text_.data(), text_.size()))) {
+    stop_locked(file_->failure());
+    return;
+  }
+  ++traced_;
+  written_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CallLog::summarise_locked(const CallRecord& r, SummaryEntry* entry) {
+  summary_->count(entry, r.coll, r.rung, r.bytes, r.actual_s, r.predicted_s);
+  if (entry != nullptr || overflow_noted_) return;
   overflow_noted_ = true;
   if (info_.world_rank == 0) {
     fmt::print(stderr,
                "collsel: rank 0's summary table is full ([log] summary_entries = {}); calls with "
-               "new keys are counted per collective in overflow entries; raise summary_entries\n",
-               summary_->capacity());
+               "new keys are counted per collective in overflow entries{}; raise "
+               "summary_entries\n",
+               summary_->capacity(),
+               info_.level == LogLevel::trace && info_.traces_per_site > 0 ? " and not traced"
+                                                                            : "");
   }
 }
 
@@ -362,7 +465,6 @@ void CallLog::check_site_locked(const CallSite& site) {
 }
 
 void CallLog::write_summary_locked() {
-  const double none = std::nan("");
   // Summaries may fill the file up to max_bytes, less room for the closing records (modules are
   // mostly written at start; at most a few dozen uncovered records, and the end).
   constexpr std::uint64_t kClosingRoom = 16 * 1024;
@@ -384,17 +486,27 @@ void CallLog::write_summary_locked() {
       return;
     }
     summarised_written_ += e.calls;
-    const SummaryView view{e.key.comm_size, collective_name(e.key.coll), e.key.algorithm,
-                           rung_name(e.rung), bucket_low(e.bucket_lo), bucket_high(e.bucket_hi),
-                           e.key.site, e.overflow, e.calls, e.bytes_sum, e.actual_sum_s,
+    text_.clear();
+    const SummaryKey k = summary_->key(e);
+    const std::uint64_t site = e.is_overflow() ? 0 : site_id_locked(k.site);
+    std::optional<double> predicted_min, predicted_max;  // none without a prediction
+    if (e.predicted_calls > 0) {
+      predicted_min = e.predicted_min_s;
+      predicted_max = e.predicted_max_s;
+    }
+    const SummaryView view{k.comm_size, collective_name(k.coll), k.algorithm,
+                           rung_name(e.first_rung()), bucket_low(e.bucket_lo), bucket_high(e.bucket_hi),
+                           site, e.is_overflow(), e.calls, e.bytes_sum, e.actual_sum_s,
                            e.actual_min_s, e.actual_max_s, e.predicted_calls, e.predicted_sum_s,
-                           e.predicted_calls > 0 ? e.predicted_min_s : none,
-                           e.predicted_calls > 0 ? e.predicted_max_s : none};
-    write_record(logs::schema::kSummary, view, [](const auto& v, auto&& f) {
+                           predicted_min, predicted_max};
+    append_record(text_, logs::schema::kSummary, view, [](const auto& v, auto&& f) {
       logs::schema::summary_fields(v, f);
     });
+    file_->append(std::string_view(text_.data(), text_.size()));
   };
-  for (const SummaryEntry& e : summary_->entries()) write(e);
+  for (const SummaryEntry& e : summary_->entries()) {
+    if (e.calls > 0) write(e);  // an entry of traced calls only has nothing to summarise
+  }
   for (const SummaryEntry& e : summary_->overflow_entries()) {
     if (e.calls > 0) write(e);
   }
@@ -446,10 +558,16 @@ void CallLog::close(Ending how, int code) {
   std::string failure;
   try {
     write_summary_locked();
+    // The summary records are in the log (the page cache): the table's file has served. Deleted
+    // before the end record is written, so that a log with an end record never has one (a rank
+    // SIGKILLed in between has all its summary records and no end: the reader takes the records).
+    // Kept when the records could not be written: the reader recovers the summaries from it.
+    if (file_->ok()) summary_->remove_file();
     if (info_.stack_depth > 0) write_new_modules_locked();
     write_uncovered_locked();
-    const EndView end{written_.load(), summarised_written_, summary_->overflow_calls(),
-                      uncovered_counted_, ending_name(how), code, unwritten_};
+    const EndView end{written_.load(),  summarised_written_, summary_->overflow_calls(),
+                      uncovered_counted_, ending_name(how),    code,
+                      unwritten_,       summary_->sampled_calls()};
     write_record(logs::schema::kEnd, end, [](const auto& v, auto&& f) {
       logs::schema::end_fields(v, f);
     });
@@ -476,7 +594,7 @@ void CallLog::end_from_signal(int signal) noexcept {
   if (!state_.compare_exchange_strong(open, kClosing)) return;
   const std::uint64_t calls = written_.load(std::memory_order_relaxed);
   const EndView end{calls, 0, 0, false, logs::schema::kEndingSignal, signal,
-                    summary_ ? summary_->calls() : 0};
+                    summary_ ? summary_->calls() : 0, 0};
   // Inline storage well above what JsonFields reserves, so formatting never allocates.
   fmt::basic_memory_buffer<char, 16384> out;
   append_record(out, logs::schema::kEnd, end, [](const auto& v, auto&& f) {

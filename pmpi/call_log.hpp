@@ -1,8 +1,13 @@
 // The per-rank JSON Lines log of calls (format: docs/LOGS.md). In level "trace" the first
-// max_records calls are formatted as they are made and appended to the rank's file, which is
-// written through a shared memory mapping (log_file.hpp): each record is in the kernel's page
-// cache once add() returns, so even a SIGKILL loses no call record. Later calls, and every call in
-// level "summary", go into the fixed-size summary table (call_summary.hpp), written at the ending.
+// traces_per_site calls of each call site and shape (summary key), up to max_records calls in all,
+// are formatted as they are made and appended to the rank's file, which is written through a
+// shared memory mapping (log_file.hpp): each record is in the kernel's page cache once add()
+// returns, so even a SIGKILL loses no call record. Later calls, and every call in level
+// "summary", go into the fixed-size summary table (call_summary.hpp), written as records at a
+// clean ending; the table lives in a shared mapping of rank-NNNNN.summary, next to the log, which
+// a clean ending deletes and any other ending leaves for the reader to recover. A call
+// site is written once, as a `stack` record (ids: stack_ids.hpp), before the first record that
+// refers to it, in the same append, so that a log cut anywhere never refers to an unwritten site.
 // Every ending writes the `end` record that says how the process ended: MPI_Finalize, exit()
 // without it, MPI_Abort (close()), or a fatal signal (end_from_signal(), async-signal-safe).
 // [log] max_bytes bounds the file: traces stop at three quarters of it, summaries at all of it.
@@ -23,6 +28,7 @@
 #include "pmpi/call_site.hpp"
 #include "pmpi/log_file.hpp"
 #include "pmpi/call_summary.hpp"
+#include "pmpi/stack_ids.hpp"
 #include "pmpi/uncovered_counts.hpp"
 #include "selector/collective.hpp"
 #include "selector/config.hpp"
@@ -62,6 +68,7 @@ struct RunInfo {
   std::uint64_t max_records = 0;     // trace cap: call records per rank
   std::string mpi;                   // flavour::name() of the shim's build
   std::uint64_t max_bytes = 0;       // the file's cap in bytes; 0: none
+  std::uint64_t traces_per_site = 0;  // calls traced per summary key; 0: no limit
 };
 
 // How the rank's process ended, as the `end` record says (common/log_schema.hpp).
@@ -69,9 +76,12 @@ enum class Ending { finalize, exit, abort, signal };
 
 class CallLog {
  public:
-  // Opens (creates) the file, allocates the summary table (`summary_entries`) and writes the
+  // Opens (creates) the file, creates the summary table (`summary_entries`) in the file `path`
+  // with extension .summary, and writes the
   // `run` record and, with call sites, the `module` records; `error` receives a sentence when
   // that fails and the log stays off.
+  // The call-site ids (stack_ids.hpp), with call sites, are allocated alike, as many as
+  // `summary_entries`.
   CallLog(const std::string& path, const RunInfo& info, std::uint32_t summary_entries,
           std::string& error);
   ~CallLog();
@@ -88,19 +98,25 @@ class CallLog {
   void close(Ending how = Ending::finalize, int code = 0);
   // From a signal handler: only the `end` record (ending "signal", code `signal`), written with
   // async-signal-safe calls after the last complete record; the summary table's calls are counted
-  // as unwritten. Does nothing when the log is closing or closed.
+  // as unwritten, and its file stays for the reader. Does nothing when the log is closing or
+  // closed.
   void end_from_signal(int signal) noexcept;
 
  private:
   void add_locked(const CallRecord& record);
-  void summarise_locked(const CallRecord& record);
+  // Formats the call's record (and its site's `stack` record when new) into the file.
+  void trace_locked(const CallRecord& record);
+  // Counts the call in `entry` (nullptr: its collective's overflow entry, noted once).
+  void summarise_locked(const CallRecord& record, SummaryEntry* entry);
   void write_summary_locked();
-  // {"v":..,"type":KIND,"run":..,"world_rank":..} and the schema's `fields` of `view`, appended
-  // to `out` / written to the file.
+  // {"v":..,"type":KIND} and the schema's `fields` of `view`, appended to `out` / written to the
+  // file.
   template <class Buffer, class View, class Fields>
   void append_record(Buffer& out, std::string_view kind, const View& view, Fields fields) const;
   template <class View, class Fields>
   bool write_record(std::string_view kind, const View& view, Fields fields);
+  // The id of `site` in the log (0: none), its `stack` record appended to text_ first when new.
+  std::uint64_t site_id_locked(const CallSite& site);
   // Module records for the objects loaded since the last look (all of them the first time);
   // cheap when the loader's count has not changed.
   void write_new_modules_locked();
@@ -117,8 +133,7 @@ class CallLog {
   int owner_ = 0;  // the pid that opened the log: only it may end it
   std::unique_ptr<LogFile> file_;
   RunInfo info_;
-  std::string run_json_;  // the run id as a JSON string, escaped once
-  fmt::memory_buffer text_;  // the record being formatted
+  fmt::memory_buffer text_;  // the records being formatted
   std::uint64_t trace_bytes_ = 0;  // traces stop when the file reaches this size
   std::atomic<std::uint64_t> written_{0};  // call records in the file (read by the signal path)
   std::uint64_t traced_ = 0;  // call records accepted, up to max_records
@@ -129,6 +144,7 @@ class CallLog {
   std::vector<std::pair<std::string, std::uint64_t>> modules_written_;  // path, base
   std::array<std::size_t, 256> recent_sites_{};
   std::unique_ptr<CallSummary> summary_;
+  std::unique_ptr<StackIds> stacks_;  // null without call sites
   bool overflow_noted_ = false;
   std::vector<uncovered::Count> uncovered_;
   bool uncovered_counted_ = false;

@@ -135,6 +135,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int MPI_Finalize(void) {
   if (!collsel::pmpi::serves_this_process()) return PMPI_Finalize();
   try {
+    collsel::pmpi::runtime().gather_learned();
     collsel::pmpi::runtime().finalize();
     collsel::pmpi::runtime().release_world();
   } catch (...) {

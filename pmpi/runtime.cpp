@@ -25,6 +25,7 @@
 #include "pmpi/comm_context.hpp"
 #include "pmpi/endings.hpp"
 #include "pmpi/startup.hpp"
+#include "pmpi/text_gather.hpp"
 #include "selector/adapt.hpp"
 #include "selector/config.hpp"
 #include "selector/registry.hpp"
@@ -248,6 +249,15 @@ struct Runtime::Impl {
   // Moves what a context's monitors learned into the run's table (under learned_mutex).
   void harvest(const CommContext& ctx) {
     for (LearnedShape& l : ctx.learned()) learned.merge(std::move(l));
+  }
+  // Harvests every live context and empties the list, so that none is harvested twice (under
+  // learned_mutex).
+  void harvest_live() {
+    while (live != nullptr) {
+      CommContext& ctx = *live;
+      harvest(ctx);
+      unlink_live(ctx);
+    }
   }
 
   // The shape's state; on a new shape (a miss in the communicator's cache) decided now, from when
@@ -538,17 +548,46 @@ void Runtime::retire_context(CommContext* ctx) {
   delete ctx;
 }
 
+void Runtime::gather_learned() {
+  Impl& I = *impl_;
+  // Nothing before the collective may skip it on one rank: a failure here sends an empty text.
+  std::string mine;
+  try {
+    if (I.initialized.load() && !I.finalized.load()) {
+      std::lock_guard lock(I.learned_mutex);
+      I.harvest_live();
+      if (I.world_rank != 0 && !I.learned.shapes.empty()) {
+        LearnedTable table;
+        table.model = I.boot.model_name;
+        table.shapes = I.learned.shapes;
+        mine = format_learned(table);
+      }
+    }
+  } catch (...) {
+    mine.clear();
+  }
+  // Every rank takes part, served or not, so the collective cannot diverge on this rank's state.
+  const std::vector<std::string> texts = gather_text_to_world_root(mine);
+  if (!I.initialized.load() || I.finalized.load()) return;
+  std::lock_guard lock(I.learned_mutex);
+  for (std::size_t r = 0; r < texts.size(); ++r) {
+    if (texts[r].empty()) continue;
+    // Written by format_learned() of the same build a moment ago; a text that does not read
+    // back is left out, not reported.
+    LearnedLoad l = parse_learned(texts[r], fmt::format("world rank {}", r), "");
+    if (!l.table) continue;
+    for (LearnedShape& shape : l.table->shapes) I.learned.merge(std::move(shape));
+  }
+}
+
 void Runtime::write_learned() {
-  // World rank 0 writes what the communicators it belongs to learned, over the table the run
-  // started from, so a shape this run did not measure again is kept.
+  // World rank 0 writes what the communicators it belongs to learned, and, after MPI_Finalize's
+  // gather_learned(), what every other rank's did, over the table the run started from, so a
+  // shape this run did not measure again is kept.
   Impl& I = *impl_;
   if (I.world_rank != 0 || I.boot.learned_out.empty()) return;
   std::lock_guard lock(I.learned_mutex);
-  while (I.live != nullptr) {
-    CommContext& ctx = *I.live;
-    I.harvest(ctx);
-    I.unlink_live(ctx);
-  }
+  I.harvest_live();
   if (I.learned.shapes.empty()) return;
   LearnedTable out = I.boot.learned.value_or(LearnedTable{});
   out.model = I.boot.model_name;

@@ -25,6 +25,10 @@ class Runtime {
   // when a program calls PMPI_Finalize directly (mpi_f08 does), and, with `how` saying so, from
   // the atexit handler (exit() without MPI_Finalize) and MPI_Abort (`code`: its errorcode).
   void finalize(Ending how = Ending::finalize, int code = 0);
+  // In MPI_Finalize, before finalize(): what every rank's communicators learned reaches world
+  // rank 0, which writes the learned table, so a communicator without world rank 0 is kept too.
+  // Collective over MPI_COMM_WORLD, whatever this rank's state: only MPI_Finalize calls it.
+  void gather_learned();
   // In MPI_Finalize, after finalize(): frees the context of MPI_COMM_WORLD.
   void release_world();
 

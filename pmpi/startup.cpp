@@ -237,7 +237,8 @@ void open_log(MPI_Comm boot, const std::string& run_id, int world_rank, bool spe
                config.log_stack_depth,
                config.log_max_records,
                std::string(flavour::name()),
-               config.log_max_bytes};
+               config.log_max_bytes,
+               config.log_traces_per_site};
   const auto path = dir / fmt::format("rank-{:05d}.jsonl", world_rank);
   if (ec) {
     error = fmt::format("cannot create {} ({})", dir.string(), ec.message());

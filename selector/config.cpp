@@ -55,6 +55,15 @@ std::optional<std::uint64_t> positive_integer(std::string_view text) {
   return value;
 }
 
+// A count from 0 to `max`: 0 is valid, unlike positive_integer().
+std::optional<std::uint64_t> count_up_to(std::string_view text, std::uint64_t max) {
+  std::uint64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr != end || value > max) return std::nullopt;
+  return value;
+}
+
 // Checks every key of `table` against `valid`; unknown ones are reported and skipped.
 void check_keys(Reader& r, const toml::table& table, std::string_view table_name,
                 std::initializer_list<std::string_view> valid) {
@@ -135,12 +144,15 @@ void read_model(Reader& r, const toml::table& root, Config& c) {
   c.model_path = p.lexically_normal().string();
 }
 
+// [log] traces_per_site at most, like max_records (0: no limit).
+constexpr std::int64_t kMaxTracesPerSite = 1'000'000'000;
+
 void read_log(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "log");
   if (t == nullptr) return;
   check_keys(r, *t, "[log]",
              {"dir", "level", "buffer_records", "stack_depth", "max_records", "summary_entries",
-              "max_bytes"});
+              "max_bytes", "traces_per_site"});
   read(r, *t, "[log]", "dir", c.log_dir);
   std::string level;
   if (read(r, *t, "[log]", "level", level)) {
@@ -159,6 +171,7 @@ void read_log(Reader& r, const toml::table& root, Config& c) {
   read_bounded(r, *t, "[log]", "summary_entries", 16, 1 << 20, c.log_summary_entries);
   // 0: no bound. A terabyte per rank is past any file system's patience.
   read_bounded(r, *t, "[log]", "max_bytes", 0, std::int64_t{1} << 40, c.log_max_bytes);
+  read_bounded(r, *t, "[log]", "traces_per_site", 0, kMaxTracesPerSite, c.log_traces_per_site);
 }
 
 void read_enable(Reader& r, const toml::table& root, Config& c) {
@@ -298,6 +311,21 @@ void env_force(Config& c, const EnvMap& env, std::string_view var, Collective co
                  fmt::format("valid: {}; using the model's choice instead", valid_overrides(coll))});
 }
 
+// A count from 0 to `max` in `var` into `target`; a bad value is one error, `target` kept.
+template <class T>
+void env_count(const EnvMap& env, std::string_view var, std::int64_t max,
+               std::string_view example, T& target, Diagnostics& out) {
+  const auto it = env.find(var);
+  if (it == env.end() || it->second.empty()) return;
+  if (auto v = count_up_to(it->second, static_cast<std::uint64_t>(max))) {
+    target = static_cast<T>(*v);
+    return;
+  }
+  out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
+                 fmt::format("{}: '{}' is not a count from 0 to {}", var, it->second, max),
+                 fmt::format("use e.g. {}; using {}", example, target)});
+}
+
 void env_disable(Config& c, const std::string& value, Diagnostics& out) {
   std::string_view rest = value;
   while (!rest.empty()) {
@@ -396,6 +424,8 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
                                  log_level_name(c.log_level))});
     }
   }
+  env_count(env, kEnvLogTracesPerSite, kMaxTracesPerSite, "32 (0: no limit)",
+            c.log_traces_per_site, out);
   env_force(c, env, kEnvForceBcast, Collective::bcast, out);
   env_force(c, env, kEnvForceScatter, Collective::scatter, out);
   env_force(c, env, kEnvForceAlltoall, Collective::alltoall, out);
@@ -430,20 +460,8 @@ void apply_env(Config& c, const EnvMap& env, Diagnostics& out) {
     }
   }
   if (auto it = env.find(kEnvLearned); it != env.end()) c.adapt.learned_path = it->second;
-  if (auto it = env.find(kEnvMaxPrivateComms); it != env.end() && !it->second.empty()) {
-    // "0" is valid here (no communicator served), so not positive_integer().
-    std::uint64_t v = 0;
-    const char* end = it->second.data() + it->second.size();
-    const auto [ptr, ec] = std::from_chars(it->second.data(), end, v);
-    if (ec == std::errc() && ptr == end && v <= static_cast<std::uint64_t>(kMaxPrivateCommsLimit)) {
-      c.max_private_comms = static_cast<int>(v);
-    } else {
-      out.push_back({Diagnostic::Severity::error, std::string(kEnvironment), 0,
-                     fmt::format("{}: '{}' is not a count from 0 to {}", kEnvMaxPrivateComms,
-                                 it->second, kMaxPrivateCommsLimit),
-                     fmt::format("use e.g. 64; using {}", c.max_private_comms)});
-    }
-  }
+  // 0 is valid here: no communicator served.
+  env_count(env, kEnvMaxPrivateComms, kMaxPrivateCommsLimit, "64", c.max_private_comms, out);
   if (auto it = env.find(kEnvServeFromCall); it != env.end() && !it->second.empty()) {
     if (auto v = positive_integer(it->second);
         v && *v <= static_cast<std::uint64_t>(kServeFromCallLimit)) {

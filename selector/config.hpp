@@ -33,11 +33,15 @@ struct Config {
   // Accepted for older configs and ignored: records reach the file as they are made (issue 20).
   std::uint32_t log_buffer_records = 4096;
   int log_stack_depth = 4;  // frames per call site; 0: no call sites (the cheapest logging)
-  // The trace cap per rank. A call record is ~0.5 KB of JSON: 100000 of them are ~50 MB per rank,
+  // The trace cap per rank. A call record is ~0.25 KB of JSON: 100000 of them are ~25 MB per rank,
   // enough for any per-shape statistics; the calls beyond still count, in the summary table.
   std::uint64_t log_max_records = 100'000;
   // Entries of the summary table, allocated at start-up (~200 bytes each: 4096 = ~800 KiB).
   std::uint32_t log_summary_entries = 4096;
+  // Level trace: calls traced per call site x collective x algorithm x comm size x size bucket (the
+  // summary table's key) before the later ones are summarised; 0: no limit. Bounds the traces by
+  // the program's distinct call shapes instead of its length (docs/LOGS.md, "Sizes").
+  std::uint64_t log_traces_per_site = 32;
   // A rank's log file at most (0: no bound): traces stop at 3/4 of it, summaries at all of it, so
   // 1,024 ranks write at most 4 GiB by default whatever the job does (docs/LOGS.md).
   std::uint64_t log_max_bytes = std::uint64_t{4} << 20;
@@ -58,6 +62,7 @@ inline constexpr std::string_view kEnvConfig = "COLLSEL_CONFIG";
 inline constexpr std::string_view kEnvModel = "COLLSEL_MODEL";
 inline constexpr std::string_view kEnvLogDir = "COLLSEL_LOG_DIR";
 inline constexpr std::string_view kEnvLogLevel = "COLLSEL_LOG_LEVEL";
+inline constexpr std::string_view kEnvLogTracesPerSite = "COLLSEL_LOG_TRACES_PER_SITE";
 inline constexpr std::string_view kEnvForceBcast = "COLLSEL_FORCE_BCAST";
 inline constexpr std::string_view kEnvForceScatter = "COLLSEL_FORCE_SCATTER";
 inline constexpr std::string_view kEnvForceAlltoall = "COLLSEL_FORCE_ALLTOALL";

@@ -1,6 +1,8 @@
-// The log's records at each level (docs/LOGS.md), read back as JSON: the trace cap hands later
-// calls to the summary, level summary writes no call records, call sites and modules are written,
-// the summary table's overflow is reported, and the notes are printed once, by rank 0 only.
+// The log's records at each level (docs/LOGS.md, format version 2), read back as raw JSON: the
+// trace caps and traces_per_site hand later calls to the summary, level summary writes no call
+// records, call sites (as `stack` records written before their first use) and modules are written,
+// defaults are left out, the summary table's overflow is reported, and the notes are printed once,
+// by rank 0 only.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <memory>
 #include <string>
@@ -32,6 +35,7 @@ struct Settings {
   std::uint64_t max_bytes = 0;
   std::uint32_t summary_entries = 64;
   int world_rank = 0;
+  std::uint64_t traces_per_site = 0;
 };
 
 class CallLogTest : public testing::Test {
@@ -45,8 +49,9 @@ class CallLogTest : public testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::unique_ptr<CallLog> open(const Settings& s) {
-    RunInfo info{"run-1", s.world_rank, 2, "host", "<built-in defaults>", "none",
-                 s.level, s.stack_depth, s.max_records, "mpich", s.max_bytes};
+    RunInfo info{"run-1",         s.world_rank,    2,       "host", "<built-in defaults>",
+                 "none",          s.level,         s.stack_depth,   s.max_records,
+                 "mpich",         s.max_bytes,     s.traces_per_site};
     std::string error;
     auto log = std::make_unique<CallLog>(path_, info, s.summary_entries, error);
     EXPECT_TRUE(error.empty()) << error;
@@ -71,12 +76,32 @@ class CallLogTest : public testing::Test {
 
   std::vector<json> records(std::string_view type) const {
     std::vector<json> out;
-    std::ifstream in(path_);
-    for (std::string line; std::getline(in, line);) {
-      json j = json::parse(line);
+    for (json& j : all_records()) {
       if (j["type"] == type) out.push_back(std::move(j));
     }
     return out;
+  }
+
+  std::vector<json> all_records() const {
+    std::vector<json> out;
+    std::ifstream in(path_);
+    for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+    return out;
+  }
+
+  // The call site a record names: the `pcs` of the `stack` record of its id, which must come
+  // before it in the file and be the only one of that id.
+  json site_of(const json& record) const {
+    if (!record.contains("stack")) return json::array();
+    json found;
+    for (const json& r : all_records()) {
+      if (r == record) break;
+      if (r["type"] != "stack" || r["id"] != record["stack"]) continue;
+      EXPECT_TRUE(found.is_null()) << "two stack records of id " << r["id"];
+      found = r["pcs"];
+    }
+    EXPECT_FALSE(found.is_null()) << "no stack record before " << record;
+    return found;
   }
 
   std::filesystem::path dir_;
@@ -108,14 +133,15 @@ TEST_F(CallLogTest, TraceCapSummarisesTheRestAndNotesItOnce) {
   const auto calls = records("call");
   ASSERT_EQ(calls.size(), 100u);
   EXPECT_EQ(calls[99]["seq"], 99);  // the first 100 calls, in order
-  EXPECT_EQ(calls[4]["stack"], json::array({0x1000 + 16, 0x2000}));
+  EXPECT_EQ(site_of(calls[4]), json::array({0x1000 + 16, 0x2000}));
+  EXPECT_EQ(records("stack").size(), 3u);  // one per site, written once
   const auto summaries = records("summary");
   EXPECT_EQ(sum_calls(summaries), 200u);
   const auto end = records("end");
   ASSERT_EQ(end.size(), 1u);
   EXPECT_EQ(end[0]["calls"], 100);
   EXPECT_EQ(end[0]["summarised_calls"], 200);
-  EXPECT_EQ(end[0]["overflow_calls"], 0);
+  EXPECT_FALSE(end[0].contains("overflow_calls"));  // 0: left out
   EXPECT_FALSE(records("module").empty());  // stack_depth > 0: the objects to symbolise with
 }
 
@@ -129,13 +155,13 @@ TEST_F(CallLogTest, SummaryLevelWritesOneRecordPerKey) {
   ASSERT_EQ(summaries.size(), 6u);
   EXPECT_EQ(sum_calls(summaries), 300u);
   for (const auto& s : summaries) {
-    EXPECT_EQ(s["run"], "run-1");
+    EXPECT_FALSE(s.contains("run") || s.contains("world_rank")) << s;  // the run record's
     EXPECT_EQ(s["coll"], "bcast");
     EXPECT_EQ(s["algorithm"], "bcast.flat");
     EXPECT_EQ(s["rung"], "default_model");
     EXPECT_EQ(s["comm_size"], 2);
-    EXPECT_EQ(s["overflow"], false);
-    EXPECT_EQ(s["stack"].size(), 2u);
+    EXPECT_FALSE(s.contains("overflow")) << s;  // false: left out
+    EXPECT_EQ(site_of(s).size(), 2u);
     EXPECT_TRUE(s["bytes_lo"] == 1 || s["bytes_lo"] == 2) << s;
     EXPECT_EQ(s["bytes_hi"], s["bytes_lo"] == 1 ? 1 : 3);
     EXPECT_NEAR(s["actual_sum_s"].get<double>(), 2e-6 * s["calls"].get<double>(), 1e-15);
@@ -157,7 +183,8 @@ TEST_F(CallLogTest, NoCallSitesNoModules) {
   log->close();
   const auto calls = records("call");
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0]["stack"], json::array());
+  EXPECT_FALSE(calls[0].contains("stack")) << calls[0];
+  EXPECT_TRUE(records("stack").empty());
   EXPECT_TRUE(records("module").empty());
 }
 
@@ -179,16 +206,105 @@ TEST_F(CallLogTest, FullTableOverflowsPerCollectiveAndNotesItOnce) {
   EXPECT_EQ(overflow["overflow"], true);
   EXPECT_EQ(overflow["algorithm"], "*");
   EXPECT_EQ(overflow["comm_size"], 0);
-  EXPECT_EQ(overflow["stack"], json::array());
+  EXPECT_FALSE(overflow.contains("stack"));
   EXPECT_EQ(overflow["calls"], 84);
   EXPECT_EQ(overflow["bytes_lo"], 1);
   EXPECT_EQ(overflow["bytes_hi"], 3);
   EXPECT_EQ(overflow["predicted_calls"], 0);
-  EXPECT_TRUE(overflow["predicted_min_s"].is_null());
-  EXPECT_TRUE(overflow["predicted_max_s"].is_null());
+  EXPECT_FALSE(overflow.contains("predicted_min_s"));  // null: left out
+  EXPECT_FALSE(overflow.contains("predicted_max_s"));
   const auto end = records("end");
   EXPECT_EQ(end[0]["summarised_calls"], 100);
   EXPECT_EQ(end[0]["overflow_calls"], 84);
+}
+
+// [log] traces_per_site: the first N calls of each key (call site x collective x algorithm x comm
+// size x size bucket) are traced, the later ones summarised, and the end record says how many were
+// summarised for that reason.
+TEST_F(CallLogTest, TracesPerSiteTracesTheFirstCallsOfEachKey) {
+  auto log = open({.max_records = 1000, .traces_per_site = 4});
+  testing::internal::CaptureStderr();
+  for (std::uint64_t i = 0; i < 300; ++i) log->add(call(i));
+  log->close();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // sampling is the default: no note
+  // 3 sites x 2 buckets (1 byte; 2-3 bytes) = 6 keys, 4 calls traced of each.
+  const auto calls = records("call");
+  ASSERT_EQ(calls.size(), 24u);
+  std::map<std::pair<json, bool>, int> per_key;
+  for (const json& c : calls) ++per_key[{site_of(c), c["bytes"] == 1}];
+  ASSERT_EQ(per_key.size(), 6u);
+  for (const auto& [key, n] : per_key) EXPECT_EQ(n, 4) << key.first;
+  EXPECT_EQ(records("stack").size(), 3u);
+  const auto summaries = records("summary");
+  EXPECT_EQ(summaries.size(), 6u);
+  EXPECT_EQ(sum_calls(summaries), 300u - 24u);
+  const auto end = records("end");
+  EXPECT_EQ(end[0]["calls"], 24);
+  EXPECT_EQ(end[0]["summarised_calls"], 276);
+  EXPECT_EQ(end[0]["sampled_calls"], 276);
+  EXPECT_EQ(records("run")[0]["traces_per_site"], 4);
+}
+
+// A key the full summary table has no entry for cannot be counted, so it is not traced: its calls
+// go to the overflow entry, noted once.
+TEST_F(CallLogTest, TracesPerSiteWithAFullTableSummarises) {
+  auto log = open({.summary_entries = 16, .traces_per_site = 2});
+  testing::internal::CaptureStderr();
+  for (std::uint64_t i = 0; i < 100; ++i) log->add(call(i, 100));  // 100 keys
+  log->close();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "collsel: rank 0's summary table is full ([log] summary_entries = 16); calls with new "
+            "keys are counted per collective in overflow entries and not traced; raise "
+            "summary_entries\n");
+  EXPECT_EQ(records("call").size(), 16u);
+  const auto end = records("end");
+  EXPECT_EQ(end[0]["calls"], 16);
+  EXPECT_EQ(end[0]["summarised_calls"], 84);
+  EXPECT_EQ(end[0]["overflow_calls"], 84);
+  EXPECT_EQ(end[0]["sampled_calls"], 84);  // not traced for traces_per_site's sake, not a cap
+}
+
+// Format version 2's call record: no run id or world rank (the run record's), and the fields at
+// their defaults left out; times read from the clock rounded to the nanosecond.
+TEST_F(CallLogTest, CallRecordsLeaveOutTheDefaults) {
+  auto log = open({.stack_depth = 0});
+  CallRecord plain = call(0);
+  plain.site = {};
+  plain.predicted_s = std::nan("");
+  plain.actual_s = 9.764999958861154e-06;
+  plain.start_s = 0.07453759400004856;
+  log->add(plain);
+  CallRecord full = plain;
+  full.seq = 1;
+  full.root = 1;
+  full.segment_bytes = 8192;
+  full.window = 3;
+  full.simulated = true;
+  full.predicted_s = 9.743949689888787e-07;
+  full.setup_s = 0.035971383000060086;
+  log->add(full);
+  log->close();
+  const auto run = records("run");
+  EXPECT_EQ(run[0]["v"], 2);
+  EXPECT_EQ(run[0]["run"], "run-1");
+  EXPECT_EQ(run[0]["world_rank"], 0);
+  const auto calls = records("call");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["v"], 2);
+  for (const char* key : {"run", "world_rank", "root", "segment_bytes", "window", "predicted_s",
+                          "simulated", "setup_s", "stack"}) {
+    EXPECT_FALSE(calls[0].contains(key)) << key << " in " << calls[0];
+  }
+  EXPECT_EQ(calls[1]["root"], 1);
+  EXPECT_EQ(calls[1]["segment_bytes"], 8192);
+  EXPECT_EQ(calls[1]["window"], 3);
+  EXPECT_EQ(calls[1]["simulated"], true);
+  EXPECT_EQ(calls[1]["predicted_s"], 9.743949689888787e-07);  // a model's output: all digits
+  std::ifstream in(path_);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(R"("actual_s":9.765e-06,)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("setup_s":0.035971383,)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("start_s":0.074537594)"), std::string::npos) << text;
 }
 
 TEST_F(CallLogTest, OnlyRankZeroPrintsNotes) {

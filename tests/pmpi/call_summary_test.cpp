@@ -2,10 +2,17 @@
 // (a million calls over far more keys than entries never grow it, and every call is counted).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <numeric>
+#include <string>
 
 #include "pmpi/call_summary.hpp"
 #include "selector/policy.hpp"
@@ -62,8 +69,8 @@ TEST(CallSummary, AggregatesOneKey) {
   ASSERT_TRUE(t.add(key(site(0x4000), 4), Rung::default_model, 4, 3e-6, 4e-6));
   ASSERT_EQ(t.entries().size(), 1u);
   const SummaryEntry& e = t.entries()[0];
-  EXPECT_FALSE(e.overflow);
-  EXPECT_EQ(e.rung, Rung::default_model);  // the first call's
+  EXPECT_FALSE(e.is_overflow());
+  EXPECT_EQ(e.first_rung(), Rung::default_model);  // the first call's
   EXPECT_EQ(e.calls, 3u);
   EXPECT_EQ(e.bytes_sum, 16u);
   EXPECT_EQ(bucket_low(e.bucket_lo), 4u);
@@ -137,14 +144,14 @@ TEST(CallSummary, AMillionCallsOverManyKeysNeverGrowTheTable) {
   const auto overflow = t.overflow_entries();
   ASSERT_EQ(overflow.size(), kCollectives.size());
   std::uint64_t scatter_kept = 0;
-  for (const auto& e : t.entries()) scatter_kept += e.key.coll == Collective::scatter ? e.calls : 0;
+  for (const auto& e : t.entries()) scatter_kept += t.key(e).coll == Collective::scatter ? e.calls : 0;
   EXPECT_EQ(overflow[1].calls, in_scatter - scatter_kept);
   for (std::size_t i = 0; i < overflow.size(); ++i) {
-    EXPECT_TRUE(overflow[i].overflow);
-    EXPECT_EQ(overflow[i].key.coll, kCollectives[i]);
-    EXPECT_EQ(overflow[i].key.algorithm, "*");
-    EXPECT_EQ(overflow[i].key.comm_size, 0);
-    EXPECT_EQ(overflow[i].key.site.depth, 0);
+    EXPECT_TRUE(overflow[i].is_overflow());
+    EXPECT_EQ(t.key(overflow[i]).coll, kCollectives[i]);
+    EXPECT_EQ(t.key(overflow[i]).algorithm, "*");
+    EXPECT_EQ(t.key(overflow[i]).comm_size, 0);
+    EXPECT_EQ(t.key(overflow[i]).site.depth, 0);
   }
   EXPECT_EQ(overflow[2].calls, 0u);  // no Alltoall calls
   EXPECT_EQ(bucket_low(overflow[0].bucket_lo), 0u);
@@ -163,6 +170,44 @@ TEST(CallSummary, KnownKeysStillAggregateWhenFull) {
   EXPECT_EQ(t.entries()[2].calls, 2u);
   EXPECT_EQ(t.overflow_calls(), 1u);
   EXPECT_EQ(t.overflow_entries()[0].predicted_calls, 0u);
+}
+
+// The table lives in its file (common/summary_table_format.hpp) from the first call on: what a
+// SIGKILL would leave is on disk as each call is counted, without any write or sync call.
+TEST(CallSummary, EachCallIsInTheTablesFileAsItIsCounted) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("collsel-summary-" + std::to_string(::getpid()) + ".summary");
+  std::string error;
+  CallSummary t(8, path.string(), error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(t.path(), path.string());
+  EXPECT_EQ(std::filesystem::file_size(path), summary_table::file_bytes(8, kCollectives.size()));
+  ASSERT_TRUE(t.add(key(site(0x4000), 5, kBinomial), Rung::default_model, 5, 2e-6, 1e-6));
+  ASSERT_TRUE(t.add(key(site(0x4000), 5, kBinomial), Rung::default_model, 5, 4e-6, 1e-6));
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_EQ(bytes.size(), summary_table::file_bytes(8, kCollectives.size()));
+  summary_table::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  EXPECT_EQ(h.magic, summary_table::kMagic);
+  EXPECT_EQ(h.used, 1u);
+  EXPECT_EQ(h.calls, 2u);
+  EXPECT_EQ(h.algorithm_count, 1u);
+  EXPECT_STREQ(h.algorithms[0].data(), "bcast.binomial");
+  EXPECT_STREQ(h.rungs[static_cast<std::size_t>(Rung::default_model)].data(), "default_model");
+  summary_table::Entry e;
+  std::memcpy(&e, bytes.data() + sizeof h + kCollectives.size() * sizeof e, sizeof e);
+  EXPECT_EQ(e.calls, 2u);
+  EXPECT_DOUBLE_EQ(e.actual_sum_s, 6e-6);
+  EXPECT_EQ(e.depth, 2);
+  EXPECT_EQ(e.pcs[1], 0x4100u);
+  EXPECT_EQ(t.key(t.entries()[0]), key(site(0x4000), 5, kBinomial));
+  t.remove_file();
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_TRUE(t.path().empty());
 }
 
 }  // namespace

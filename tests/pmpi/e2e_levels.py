@@ -46,7 +46,7 @@ def rank_records(logdir, ranks):
     run_dir = next(d for d in pathlib.Path(logdir).iterdir() if d.is_dir())
     out = {}
     for f in sorted(run_dir.glob("rank-*.jsonl")):
-        records = [json.loads(line) for line in f.read_text().splitlines()]
+        records = e2e.records_of(f.read_text(), f.name)
         out[records[0]["world_rank"]] = records
     return out
 
@@ -146,6 +146,49 @@ def case_trace_cap(args, work):
         span = executable_span(records, args.program)
         check_sites_in_program(rank, [r["stack"] for r in traced], span)
         check_sites_in_program(rank, [s["stack"] for s in of_type(records, "summary")], span)
+
+
+def case_traces_per_site(args, work):
+    """[log] traces_per_site = 3 over the 64 keys of 9 calls each: the first 3 calls of every
+    key are call records, the other 6 are in the summary records, silently (sampling is the
+    default, no cap was reached), and the report counts every call once: its totals are the 576
+    calls made, its header says the traces were sampled."""
+    logdir = work / "logs"
+    config = write_config(work, logdir, level="trace", traces_per_site=3)
+    proc = run_many(args, work, config, "bcast", 9 * 64 - 64)  # the warm-up adds 64
+    calls = e2e.program_verdict(proc)
+    check(calls == 576, f"the program made {calls} calls, not 576")
+    check(not e2e.collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    for rank, records in rank_records(logdir, args.ranks).items():
+        check(records[0]["traces_per_site"] == 3, f"rank {rank}: run record {records[0]}")
+        traced = of_type(records, "call")
+        # Key k (site k % 8, bucket k / 8) is called at seq k, k + 64, k + 128, ...
+        check(sorted(r["seq"] for r in traced) == list(range(3 * 64)),
+              f"rank {rank}: the call records are not the first 3 calls of each key")
+        per_key = {}
+        for r in traced:
+            per_key.setdefault((tuple(r["stack"]), r["bytes"]), []).append(r["seq"])
+        check(len(per_key) == 64 and all(len(s) == 3 for s in per_key.values()),
+              f"rank {rank}: call records per key {sorted(len(s) for s in per_key.values())}")
+        check(len(of_type(records, "stack")) == 8, f"rank {rank}: not one stack record per site")
+        check(check_summary_records(rank, records) == 576 - 192,
+              f"rank {rank}: summary records do not hold the 384 later calls")
+        end = records[-1]
+        check(end["calls"] == 192 and end["summarised_calls"] == 384
+              and end["sampled_calls"] == 384, f"rank {rank}: end {end}")
+        span = executable_span(records, args.program)
+        check_sites_in_program(rank, [r["stack"] for r in traced], span)
+        check_sites_in_program(rank, [s["stack"] for s in of_type(records, "summary")], span)
+    check(args.collsel, "--collsel is required for this case")
+    doc = e2e.collsel_report(args, logdir)
+    total = sum(t["calls"] for t in doc["totals"])
+    check(total == 576, f"the report's totals count {total} calls, the program made 576")
+    rows = sum(r["calls"] for r in doc["rows"])
+    check(rows == 192, f"the per-size rows hold {rows} calls, not the 192 traced")
+    check(doc["sampled_calls"] == 384 * args.ranks and doc["traces_per_site"] == ["3"],
+          f"the report does not say the traces were sampled: {doc['sampled_calls']}, "
+          f"{doc['traces_per_site']}")
+    check(not any("trace cap" in w for w in doc["warnings"]), f"warnings: {doc['warnings']}")
 
 
 def case_overflow(args, work):

@@ -10,7 +10,6 @@ The program is tests/pmpi/programs/uncovered.c: Allreduce, Alltoallv and Ibcast,
   e2e_uncovered.py --case counts --program ./uncovered --ranks 3 --mpiexec mpiexec \\
       --shim libcollsel.so --collsel collsel
 """
-import json
 import os
 import pathlib
 import re
@@ -35,7 +34,7 @@ def case_counts(args, work):
     e2e.read_logs(logdir, args.ranks)
     run_dir = next(d for d in logdir.iterdir() if d.is_dir())
     for f in sorted(run_dir.glob("rank-*.jsonl")):
-        records = [json.loads(line) for line in f.read_text().splitlines()]
+        records = e2e.records_of(f.read_text(), f.name)
         check(records[-1]["type"] == "end" and records[-1].get("uncovered_counted") is True,
               f"{f.name}: the end record does not say the uncovered calls were counted")
         uncovered = {r["function"]: r for r in records if r["type"] == "uncovered"}

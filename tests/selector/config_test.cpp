@@ -85,6 +85,8 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(file.config.log_stack_depth, defaults.log_stack_depth);
   EXPECT_EQ(file.config.log_max_records, defaults.log_max_records);
   EXPECT_EQ(file.config.log_summary_entries, defaults.log_summary_entries);
+  EXPECT_EQ(file.config.log_traces_per_site, defaults.log_traces_per_site);
+  EXPECT_EQ(file.config.log_max_bytes, defaults.log_max_bytes);
   EXPECT_EQ(file.config.policy.segment_unit_bytes, defaults.policy.segment_unit_bytes);
   const AdaptSettings& a = file.config.adapt;
   const AdaptSettings& d = defaults.adapt;
@@ -216,7 +218,8 @@ TEST(Config, UnknownKeyIsAWarningAndTheRestApplies) {
             "the top level: model, log, enable, override, selection, adapt, runtime");
   EXPECT_EQ(m[1],
             "collsel: c.toml:2: unknown key 'directory' in [log]; remove it; valid keys in [log]: "
-            "dir, level, buffer_records, stack_depth, max_records, summary_entries, max_bytes");
+            "dir, level, buffer_records, stack_depth, max_records, summary_entries, max_bytes, "
+            "traces_per_site");
   EXPECT_EQ(load.diagnostics[0].severity, Diagnostic::Severity::warning);
   EXPECT_EQ(load.config.log_level, LogLevel::off);
 }
@@ -275,6 +278,33 @@ TEST(Config, LogLimitsOutOfRangeKeepTheirDefaults) {
   EXPECT_EQ(load.config.log_max_records, 100'000u);
   EXPECT_EQ(load.config.log_summary_entries, 4096u);
   EXPECT_EQ(load.config.log_level, LogLevel::summary);  // the rest of the section applies
+}
+
+TEST(Config, TracesPerSite) {
+  EXPECT_EQ(Config{}.log_traces_per_site, 32u);
+  ConfigLoad load = parse_config("[log]\ntraces_per_site = 0\n", "c.toml");
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.log_traces_per_site, 0u);  // no limit
+  load = parse_config("[log]\ntraces_per_site = -1\n", "c.toml");
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: c.toml:2: traces_per_site = -1 in [log] is out of range; use 0 to "
+            "1000000000; using 32");
+
+  ConfigInputs in;
+  in.config_path = "c.toml";
+  in.config_text = "[log]\ntraces_per_site = 8\n";
+  in.env = {{"COLLSEL_LOG_TRACES_PER_SITE", "0"}};
+  load = resolve_config(in);
+  EXPECT_TRUE(load.diagnostics.empty());
+  EXPECT_EQ(load.config.log_traces_per_site, 0u);
+  in.env = {{"COLLSEL_LOG_TRACES_PER_SITE", "many"}};
+  load = resolve_config(in);
+  ASSERT_EQ(load.diagnostics.size(), 1u);
+  EXPECT_EQ(load.diagnostics[0].format(),
+            "collsel: environment: COLLSEL_LOG_TRACES_PER_SITE: 'many' is not a count from 0 to "
+            "1000000000; use e.g. 32 (0: no limit); using 8");
+  EXPECT_EQ(load.config.log_traces_per_site, 8u);
 }
 
 TEST(Config, StackDepthZeroTurnsCallSitesOff) {

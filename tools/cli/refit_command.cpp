@@ -1,6 +1,7 @@
-// `collsel refit LOGDIR --model M -o M2`: the model with per-algorithm correction factors fitted
-// to a run's logged predictions and measurements (tools/report/refit.hpp, docs/MODELS.md
-// "Corrections"): how a user improves the model from ordinary production runs.
+// `collsel refit LOGDIR --model M -o M2`: the model with its parameters and per-algorithm
+// correction factors fitted to a run's logged predictions and measurements
+// (tools/report/refit.hpp, docs/MODELS.md "Refitting the parameters" and "Corrections"): how a
+// user improves the model from ordinary production runs.
 #include <filesystem>
 #include <string>
 
@@ -23,12 +24,14 @@ struct RefitArgs {
   std::string model;
   std::string output;
   int min_calls = 5;
+  bool no_parameters = false;
+  bool no_factors = false;
 };
 
 CLI::App* add_refit(CLI::App& app, RefitArgs& a) {
   CLI::App* cmd = app.add_subcommand(
-      "refit", "Fit per-algorithm correction factors of a model to a run's logged predictions "
-               "and measurements, and write the corrected model");
+      "refit", "Fit a model's parameters and per-algorithm correction factors to a run's "
+               "logged predictions and measurements, and write the corrected model");
   cmd->add_option("LOGDIR", a.logdir, "The log directory (its newest run) or one run's directory")
       ->required();
   cmd->add_option("--run", a.run, "Read this RUN_ID in LOGDIR instead of the newest run");
@@ -38,12 +41,20 @@ CLI::App* add_refit(CLI::App& app, RefitArgs& a) {
                   "Calls an algorithm needs in the logs for its factor to be fitted")
       ->check(whole_number_at_least_one("--min-calls"))
       ->capture_default_str();
+  cmd->add_flag("--no-parameters", a.no_parameters,
+                "Keep the model's parameters; fit the per-algorithm factors only");
+  cmd->add_flag("--no-factors", a.no_factors,
+                "Keep the model's per-algorithm factors; fit the parameters only");
   cmd->footer(
-      "Per algorithm, the factor is the median of actual / predicted over its calls (a call's\n"
-      "actual time is its slowest rank's), times the factor the model already had. The model's\n"
-      "parameters are not changed. Prints the median |E_rel| before and after, per algorithm.\n"
+      "First the parameters: every logged call is replayed on the model with its latency terms,\n"
+      "its gap terms and its overhead terms each multiplied by a scale, and the three scales\n"
+      "that minimise the mean |ln(predicted / actual)| are kept if they cut it by 1 % or more\n"
+      "(a call's actual time is its slowest rank's). Then, per algorithm, a factor: the median\n"
+      "of actual / predicted over its calls. Prints the scales and, per algorithm, the median\n"
+      "|E_rel| before, with the new parameters, and with the new factor too.\n"
       "Examples:\n"
       "  collsel refit collsel-logs --model cluster.toml -o cluster-refit.toml\n"
+      "  collsel refit collsel-logs --model cluster.toml -o c2.toml --no-factors\n"
       "Exit status: 0 ok, 1 no logs, an unusable model or an unwritable output, 2 bad "
       "arguments.");
   return cmd;
@@ -76,7 +87,9 @@ int run_refit(const RefitArgs& a) {
     }
   }
   const report::Refit refit =
-      report::refit(report::merge_calls(log.calls), *load.model, a.min_calls);
+      report::refit(report::merge_calls(log.calls), *load.model,
+                    {.min_calls = a.min_calls, .parameters = !a.no_parameters,
+                     .factors = !a.no_factors});
   fmt::print("collsel refit: run {} ({} call records), model {}\n", log.run_id, log.calls.size(),
              a.model);
   std::fputs(report::format_refit_text(refit).c_str(), stdout);

@@ -1,8 +1,10 @@
 #include "tools/logs/log_reader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <system_error>
@@ -11,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log_schema.hpp"
+#include "common/summary_table_format.hpp"
+#include "pmpi/size_bucket.hpp"
 
 namespace collsel::logs {
 namespace fs = std::filesystem;
@@ -146,11 +150,27 @@ class Fields {
   std::string error_;
 };
 
-// Reads the schema's fields (common/log_schema.hpp) into a record by their C++ types; an optional
-// field absent from the record keeps the member's value, its default.
+// The `stack` records of one file (format version 2): the call sites other records name by id.
+struct StackTable {
+  std::map<std::uint64_t, std::vector<std::uint64_t>> pcs;
+  std::int64_t unknown_uses = 0;  // ids used with no `stack` record before them
+  std::uint64_t first_unknown = 0;
+
+  std::vector<std::uint64_t> resolve(std::uint64_t id) {
+    const auto it = pcs.find(id);
+    if (it != pcs.end()) return it->second;
+    if (unknown_uses++ == 0) first_unknown = id;
+    return {};  // the placeholder: no call site
+  }
+};
+
+// Reads the schema's fields (common/log_schema.hpp) of a record of format `version` into a record
+// by their C++ types; an optional field absent from the record keeps the member's value, its
+// default.
 class FieldReader {
  public:
-  FieldReader(Fields& fields, const json& object) : f_(fields), object_(object) {}
+  FieldReader(Fields& fields, const json& object, int version, StackTable* stacks = nullptr)
+      : f_(fields), object_(object), version_(version), stacks_(stacks) {}
 
   void operator()(const char* key, std::string& v, schema::Presence p) {
     if (present(key, p)) v = f_.text(key);
@@ -176,54 +196,94 @@ class FieldReader {
   void operator()(const char* key, std::vector<std::uint64_t>& v, schema::Presence p) {
     if (present(key, p)) v = f_.addresses(key);
   }
+  // A call site: the addresses themselves in version 1, the id of a `stack` record after it.
+  void operator()(const char* key, schema::SiteRef<std::vector<std::uint64_t>> site,
+                  schema::Presence p) {
+    if (!present(key, p)) return;
+    if (version_ == 1 || stacks_ == nullptr) {
+      site.value = f_.addresses(key);
+      return;
+    }
+    const std::uint64_t id = f_.count(key);
+    if (f_.error().empty()) site.value = stacks_->resolve(id);
+  }
 
  private:
   bool present(const char* key, schema::Presence p) const {
-    return p == schema::Presence::required || object_.contains(key);
+    return schema::must_be_present(p, version_) || object_.contains(key);
   }
   Fields& f_;
   const json& object_;
+  int version_;
+  StackTable* stacks_;
 };
 
-RunHeader parse_run(Fields& f, const json& object) {
+// Who wrote a record: in version 1 the record says it, from version 2 on its file's run record.
+struct Origin {
+  std::string run;
+  int world_rank = -1;
+};
+
+RunHeader parse_run(Fields& f, const json& object, int version) {
   RunHeader h;
-  h.run = f.text("run");
-  h.world_rank = f.small_int("world_rank");
-  schema::run_fields(h, FieldReader(f, object));
+  FieldReader read(f, object, version);
+  schema::origin_fields(h, read);
+  schema::run_fields(h, read);
   h.stack_depth = std::clamp(h.stack_depth, 0, 64);
   return h;
 }
 
-LoggedCall parse_call(Fields& f, const json& object) {
-  LoggedCall c;
-  c.run = f.text("run");
-  c.world_rank = f.small_int("world_rank");
-  schema::call_fields(c, FieldReader(f, object));
+// A record with the run id and world rank of its writer: read from it in version 1, given by
+// `origin` (its file's) after.
+template <class Record, class ReadFields>
+Record parse_with_origin(Fields& f, const json& object, int version, StackTable* stacks,
+                         const Origin& origin, ReadFields read_fields) {
+  Record r;
+  FieldReader read(f, object, version, stacks);
+  if (version == 1) {
+    schema::origin_fields(r, read);
+  } else {
+    r.run = origin.run;
+    r.world_rank = origin.world_rank;
+  }
+  read_fields(r, read);
+  return r;
+}
+
+LoggedCall parse_call(Fields& f, const json& object, int version, StackTable& stacks,
+                      const Origin& origin) {
+  LoggedCall c = parse_with_origin<LoggedCall>(
+      f, object, version, &stacks, origin,
+      [](auto& r, auto& read) { schema::call_fields(r, read); });
   c.window = std::max(c.window, 0);
   return c;
 }
 
-SummaryRecord parse_summary(Fields& f, const json& object) {
-  SummaryRecord s;
-  s.run = f.text("run");
-  s.world_rank = f.small_int("world_rank");
-  schema::summary_fields(s, FieldReader(f, object));
-  return s;
+SummaryRecord parse_summary(Fields& f, const json& object, int version, StackTable& stacks,
+                            const Origin& origin) {
+  return parse_with_origin<SummaryRecord>(
+      f, object, version, &stacks, origin,
+      [](auto& r, auto& read) { schema::summary_fields(r, read); });
 }
 
-UncoveredRecord parse_uncovered(Fields& f, const json& object) {
-  UncoveredRecord u;
-  u.run = f.text("run");
-  u.world_rank = f.small_int("world_rank");
-  schema::uncovered_fields(u, FieldReader(f, object));
-  return u;
+UncoveredRecord parse_uncovered(Fields& f, const json& object, int version,
+                                const Origin& origin) {
+  return parse_with_origin<UncoveredRecord>(
+      f, object, version, nullptr, origin,
+      [](auto& r, auto& read) { schema::uncovered_fields(r, read); });
 }
 
-Module parse_module(Fields& f, const json& object) {
+Module parse_module(Fields& f, const json& object, int version) {
   Module m;
-  schema::module_fields(m, FieldReader(f, object));
+  schema::module_fields(m, FieldReader(f, object, version));
   return m;
 }
+
+// A `stack` record (version 2 on).
+struct StackRecord {
+  std::uint64_t id = 0;
+  std::vector<std::uint64_t> pcs;
+};
 
 // The `end` record's counts.
 struct EndCounts {
@@ -234,6 +294,7 @@ struct EndCounts {
   std::string ending{schema::kEndingFinalize};  // absent before issue 20: MPI_Finalize
   int code = 0;
   std::int64_t unwritten_calls = 0;
+  std::int64_t sampled_calls = 0;  // absent before format 2: no sampling
 };
 
 // What a summary record must satisfy beyond its field types, so the report can divide by calls
@@ -304,26 +365,29 @@ class RankFileReader {
       problem(number, "not a JSON object; line skipped");
       return;
     }
-    if (!version_ok(record, number)) return;
-    dispatch(record, number, out);
+    const int version = version_of(record, number);
+    if (version == 0) return;
+    dispatch(record, number, version, out);
   }
 
-  bool version_ok(const json& record, int number) {
+  // The record's format version, or 0 (and a problem) when this reader does not read it.
+  int version_of(const json& record, int number) {
     const auto v = record.find("v");
     if (v == record.end() || !v->is_number_integer()) {
       problem(number, "no format version 'v' (an integer); record skipped");
-      return false;
+      return 0;
     }
-    if (v->get<std::int64_t>() != schema::kVersion) {
-      problem(number, fmt::format("format version {}, but this collsel reads version {}; record "
-                                  "skipped (use the collsel that wrote the log)",
-                                  v->dump(), schema::kVersion));
-      return false;
+    const std::int64_t version = v->get<std::int64_t>();
+    if (version < schema::kOldestVersion || version > schema::kVersion) {
+      problem(number, fmt::format("format version {}, but this collsel reads versions {} to {}; "
+                                  "record skipped (use the collsel that wrote the log)",
+                                  v->dump(), schema::kOldestVersion, schema::kVersion));
+      return 0;
     }
-    return true;
+    return static_cast<int>(version);
   }
 
-  void dispatch(const json& record, int number, RunLog& out) {
+  void dispatch(const json& record, int number, int version, RunLog& out) {
     const auto type = record.find("type");
     if (type == record.end() || !type->is_string()) {
       problem(number, "no record type 'type' (a string); record skipped");
@@ -331,26 +395,28 @@ class RankFileReader {
     }
     const auto& kind = type->get_ref<const std::string&>();
     if (kind == schema::kRun) {
-      on_run(record, number);
+      on_run(record, number, version);
     } else if (kind == schema::kCall) {
-      on_call(record, number, out);
+      on_call(record, number, version, out);
     } else if (kind == schema::kSummary) {
-      on_summary(record, number, out);
+      on_summary(record, number, version);
+    } else if (kind == schema::kStack) {
+      on_stack(record, number, version);
     } else if (kind == schema::kModule) {
-      on_module(record, number);
+      on_module(record, number, version);
     } else if (kind == schema::kUncovered) {
-      on_uncovered(record, number, out);
+      on_uncovered(record, number, version, out);
     } else if (kind == schema::kEnd) {
-      on_end(record, number);
+      on_end(record, number, version);
     } else {
       // A later version may add record kinds without changing the meaning of these ones.
       ++unknown_types_[kind];
     }
   }
 
-  void on_run(const json& record, int number) {
+  void on_run(const json& record, int number, int version) {
     Fields f(record);
-    RunHeader h = parse_run(f, record);
+    RunHeader h = parse_run(f, record, version);
     if (!f.error().empty()) {
       problem(number, fmt::format("'run' record: {}; record skipped", f.error()));
       return;
@@ -363,9 +429,9 @@ class RankFileReader {
     header_ = std::move(h);
   }
 
-  void on_call(const json& record, int number, RunLog& out) {
+  void on_call(const json& record, int number, int version, RunLog& out) {
     Fields f(record);
-    LoggedCall c = parse_call(f, record);
+    LoggedCall c = parse_call(f, record, version, stacks_, origin());
     if (!f.error().empty()) {
       problem(number, fmt::format("'call' record: {}; record skipped", f.error()));
       return;
@@ -375,9 +441,9 @@ class RankFileReader {
     out.calls.push_back(std::move(c));
   }
 
-  void on_summary(const json& record, int number, RunLog& out) {
+  void on_summary(const json& record, int number, int version) {
     Fields f(record);
-    SummaryRecord s = parse_summary(f, record);
+    SummaryRecord s = parse_summary(f, record, version, stacks_, origin());
     std::string error = f.error();
     if (error.empty()) error = summary_inconsistency(s);
     if (!error.empty()) {
@@ -386,12 +452,25 @@ class RankFileReader {
     }
     check_run(s.run, "summary", number);
     summary_calls_ += s.calls;
-    out.summaries.push_back(std::move(s));
+    summaries_.push_back(std::move(s));
   }
 
-  void on_module(const json& record, int number) {
+  void on_stack(const json& record, int number, int version) {
     Fields f(record);
-    Module m = parse_module(f, record);
+    StackRecord st;
+    schema::stack_fields(st, FieldReader(f, record, version));
+    if (!f.error().empty()) {
+      problem(number, fmt::format("'stack' record: {}; record skipped", f.error()));
+      return;
+    }
+    if (!stacks_.pcs.emplace(st.id, std::move(st.pcs)).second) {
+      problem(number, fmt::format("a second 'stack' record of id {}; ignored", st.id));
+    }
+  }
+
+  void on_module(const json& record, int number, int version) {
+    Fields f(record);
+    Module m = parse_module(f, record, version);
     if (!f.error().empty()) {
       problem(number, fmt::format("'module' record: {}; record skipped", f.error()));
       return;
@@ -399,9 +478,9 @@ class RankFileReader {
     modules_.push_back(std::move(m));
   }
 
-  void on_uncovered(const json& record, int number, RunLog& out) {
+  void on_uncovered(const json& record, int number, int version, RunLog& out) {
     Fields f(record);
-    UncoveredRecord u = parse_uncovered(f, record);
+    UncoveredRecord u = parse_uncovered(f, record, version, origin());
     std::string error = f.error();
     if (error.empty() && (u.calls < 0 || u.time_s < 0.0)) {
       error = fmt::format("negative 'calls' {} or 'time_s' {}", u.calls, u.time_s);
@@ -414,10 +493,10 @@ class RankFileReader {
     out.uncovered.push_back(std::move(u));
   }
 
-  void on_end(const json& record, int number) {
+  void on_end(const json& record, int number, int version) {
     Fields f(record);
     EndCounts e;
-    schema::end_fields(e, FieldReader(f, record));
+    schema::end_fields(e, FieldReader(f, record, version));
     if (!f.error().empty()) {
       problem(number, fmt::format("'end' record: {}; record skipped", f.error()));
       return;
@@ -429,9 +508,24 @@ class RankFileReader {
     ending_ = e.ending;
     ending_code_ = e.code;
     end_unwritten_ = e.unwritten_calls;
+    end_sampled_ = e.sampled_calls;
+  }
+
+  // The writer of this file's version 2 records: its run record's, else (no valid run record) the
+  // run directory's name and the rank in the file's name.
+  Origin origin() const {
+    if (header_) return {header_->run, header_->world_rank};
+    Origin o{path_.parent_path().filename().string(), -1};
+    const std::string name = path_.stem().string();  // rank-NNNNN
+    int rank = -1;
+    const auto* digits = name.data() + std::min<std::size_t>(name.size(), 5);
+    const auto [ptr, ec] = std::from_chars(digits, name.data() + name.size(), rank);
+    if (ec == std::errc() && ptr == name.data() + name.size()) o.world_rank = rank;
+    return o;
   }
 
   // Reported once per file: one foreign record usually means the whole file was mixed up.
+  // (Version 2 records have no run of their own: they are their file's.)
   void check_run(const std::string& run, std::string_view kind, int number) {
     if (!header_ || run == header_->run || reported_foreign_run_) return;
     reported_foreign_run_ = true;
@@ -443,6 +537,9 @@ class RankFileReader {
       problem(0, fmt::format("{} record(s) of unknown type '{}' ignored (written by a newer "
                              "collsel?)", n, kind));
     }
+    const bool recovered = recover_summaries();
+    out.summaries.insert(out.summaries.end(), std::make_move_iterator(summaries_.begin()),
+                         std::make_move_iterator(summaries_.end()));
     if (!end_calls_) {
       problem(0, "no 'end' record: the log was cut short (the process was killed by SIGKILL, "
                  "which runs no code, or its node failed); every record before the cut is read");
@@ -450,7 +547,12 @@ class RankFileReader {
       problem(0, fmt::format("the 'end' record counts {} calls but {} call records were read",
                              *end_calls_, call_records_));
     }
-    if (end_calls_ && end_summarised_ != summary_calls_) {
+    if (stacks_.unknown_uses > 0) {
+      problem(0, fmt::format("{} record(s) name a call site with no 'stack' record before them "
+                             "(the first: id {}); their call site is left empty",
+                             stacks_.unknown_uses, stacks_.first_unknown));
+    }
+    if (end_calls_ && !recovered && end_summarised_ != summary_calls_) {
       problem(0, fmt::format("the 'end' record counts {} summarised calls but the summary records "
                              "read hold {}",
                              end_summarised_, summary_calls_));
@@ -464,7 +566,9 @@ class RankFileReader {
       header_->ending = end_calls_ ? ending_ : std::string();
       header_->ending_code = ending_code_;
       header_->unwritten_calls = end_unwritten_;
+      header_->sampled_calls = end_sampled_;
       header_->cut_padding = padded_;
+      header_->summaries_recovered = recovered;
       header_->modules = std::move(modules_);
       out.ranks.push_back(std::move(*header_));
     } else {
@@ -472,6 +576,39 @@ class RankFileReader {
                  "rank unknown");
     }
     flush_problems(out);
+  }
+
+  // A rank that did not reach a clean ending (no `end` record: SIGKILL; or a fatal signal, whose
+  // handler cannot format) could not write its summary table: its file, when there, holds the
+  // table as the rank's last completed call left it. Its entries replace any summary records the
+  // log holds (a rank killed while writing them wrote only some). True when recovered.
+  bool recover_summaries() {
+    if (end_calls_ && ending_ != schema::kEndingSignal) return false;  // written whole
+    const fs::path table_path = summary_table_path(path_);
+    std::error_code ec;
+    if (!fs::exists(table_path, ec)) return false;
+    std::string why;
+    std::optional<SummaryTable> table = read_summary_table(table_path, why);
+    if (!table) {
+      problem(0, fmt::format("its summary table {} cannot be read ({}); the calls this rank "
+                             "summarised are lost",
+                             table_path.string(), why));
+      return false;
+    }
+    if (table->calls == 0) return false;  // nothing was summarised
+    const Origin o = origin();
+    for (SummaryRecord& r : table->summaries) {
+      r.run = o.run;
+      r.world_rank = o.world_rank;
+    }
+    summaries_ = std::move(table->summaries);
+    summary_calls_ = table->calls;
+    end_summarised_ = table->calls;
+    end_overflow_ = table->overflow_calls;
+    end_sampled_ = table->sampled_calls;
+    // A signal's end record counted the table's calls as unwritten: they are not any more.
+    end_unwritten_ = std::max<std::int64_t>(0, end_unwritten_ - table->calls);
+    return true;
   }
 
   void problem(int line, std::string what) {
@@ -499,7 +636,10 @@ class RankFileReader {
   std::string ending_;
   int ending_code_ = 0;
   std::int64_t end_unwritten_ = 0;
+  std::int64_t end_sampled_ = 0;
   bool padded_ = false;
+  StackTable stacks_;
+  std::vector<SummaryRecord> summaries_;  // this file's, moved into the RunLog at finish()
   std::int64_t call_records_ = 0;
   std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
   std::vector<Module> modules_;
@@ -534,6 +674,118 @@ void check_world_size(RunLog& log) {
 }
 
 }  // namespace
+
+fs::path summary_table_path(const fs::path& rank_file) {
+  fs::path p = rank_file;
+  p.replace_extension(".summary");
+  return p;
+}
+
+std::optional<SummaryTable> read_summary_table(const fs::path& path, std::string& problem) {
+  namespace st = summary_table;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    problem = "cannot be opened";
+    return std::nullopt;
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() < sizeof(st::Header)) {
+    problem = fmt::format("{} bytes, shorter than the {}-byte header", bytes.size(),
+                          sizeof(st::Header));
+    return std::nullopt;
+  }
+  st::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (h.magic != st::kMagic) {
+    problem = "not a collsel summary table (wrong magic bytes)";
+    return std::nullopt;
+  }
+  if (h.version != st::kVersion || h.header_bytes != sizeof(st::Header) ||
+      h.entry_bytes != sizeof(st::Entry)) {
+    problem = fmt::format("format version {} with {}-byte header and {}-byte entries, but this "
+                          "collsel reads version {} ({} and {} bytes)",
+                          h.version, h.header_bytes, h.entry_bytes, st::kVersion,
+                          sizeof(st::Header), sizeof(st::Entry));
+    return std::nullopt;
+  }
+  const std::uint64_t expected = st::file_bytes(h.capacity, h.overflow_entries);
+  if (bytes.size() != expected) {
+    problem = fmt::format("{} bytes where its header says {} (truncated?)", bytes.size(),
+                          expected);
+    return std::nullopt;
+  }
+  if (h.used > h.capacity || h.collective_count > st::kMaxCollectives ||
+      h.rung_count > st::kMaxRungs || h.algorithm_count > st::kMaxAlgorithms) {
+    problem = fmt::format("header out of range: {} of {} entries used, {} collectives, {} rungs, "
+                          "{} algorithms",
+                          h.used, h.capacity, h.collective_count, h.rung_count,
+                          h.algorithm_count);
+    return std::nullopt;
+  }
+  const auto name = [](const st::Name& n) {
+    return std::string(n.data(), strnlen(n.data(), n.size()));
+  };
+  SummaryTable table;
+  const auto read_entry = [&](std::size_t index, bool overflow_part) -> bool {
+    st::Entry e;
+    std::memcpy(&e, bytes.data() + sizeof(st::Header) + index * sizeof(st::Entry), sizeof e);
+    if (e.calls == 0) return true;  // unused, or only traced
+    const auto bad = [&](std::string_view what) {
+      problem = fmt::format("entry {}: {}", index, what);
+      return false;
+    };
+    if (e.calls > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+        e.predicted_calls > e.calls) {
+      return bad(fmt::format("{} calls, {} predicted", e.calls, e.predicted_calls));
+    }
+    if (e.coll >= h.collective_count || e.rung >= h.rung_count || e.depth > st::kMaxFrames ||
+        e.bucket_lo > e.bucket_hi || e.bucket_hi > 64 || (e.overflow != 0) != overflow_part) {
+      return bad("a field out of range");
+    }
+    if (!overflow_part && e.algorithm >= h.algorithm_count &&
+        e.algorithm != st::kUnknownAlgorithm) {
+      return bad(fmt::format("algorithm index {} of {}", e.algorithm, h.algorithm_count));
+    }
+    SummaryRecord r;
+    r.comm_size = overflow_part ? 0 : e.comm_size;
+    r.coll = name(h.collectives[e.coll]);
+    r.algorithm = overflow_part                              ? "*"
+                  : e.algorithm == st::kUnknownAlgorithm ? "?"
+                                                         : name(h.algorithms[e.algorithm]);
+    r.rung = name(h.rungs[e.rung]);
+    r.bytes_lo = pmpi::bucket_low(e.bucket_lo);
+    r.bytes_hi = pmpi::bucket_high(e.bucket_hi);
+    r.stack.assign(e.pcs.begin(), e.pcs.begin() + e.depth);
+    r.overflow = overflow_part;
+    r.calls = static_cast<std::int64_t>(e.calls);
+    r.bytes_sum = e.bytes_sum;
+    r.actual_sum_s = e.actual_sum_s;
+    r.actual_min_s = e.actual_min_s;
+    r.actual_max_s = e.actual_max_s;
+    r.predicted_calls = static_cast<std::int64_t>(e.predicted_calls);
+    r.predicted_sum_s = e.predicted_sum_s;
+    if (e.predicted_calls > 0) {
+      r.predicted_min_s = e.predicted_min_s;
+      r.predicted_max_s = e.predicted_max_s;
+    }
+    r.recovered = true;
+    if (const std::string why = summary_inconsistency(r); !why.empty()) return bad(why);
+    table.calls += r.calls;
+    if (overflow_part) table.overflow_calls += r.calls;
+    table.summaries.push_back(std::move(r));
+    return true;
+  };
+  // Keyed entries first, as a clean ending writes them.
+  for (std::uint32_t i = 0; i < h.used; ++i) {
+    if (!read_entry(h.overflow_entries + i, false)) return std::nullopt;
+  }
+  for (std::uint32_t i = 0; i < h.overflow_entries; ++i) {
+    if (!read_entry(i, true)) return std::nullopt;
+  }
+  table.sampled_calls =
+      static_cast<std::int64_t>(std::min<std::uint64_t>(h.sampled_calls, table.calls));
+  return table;
+}
 
 std::string describe_ending(const RunHeader& rank) {
   if (rank.ending.empty()) return "cut short (no end record: killed by SIGKILL?)";

@@ -1,4 +1,4 @@
-// Reads one run's selection logs (docs/LOGS.md, format version 1) into plain records: the one
+// Reads one run's selection logs (docs/LOGS.md, format versions 1 and 2) into plain records: the one
 // reader that `collsel report` and the end-to-end tests share (STYLE.md 8.8 #30). Reading never
 // stops at a bad line: each one becomes a "file:line: what" entry in RunLog::problems and the rest
 // of the file is still read, so a log cut short by a crash still yields its good records.
@@ -16,6 +16,9 @@
 namespace collsel::logs {
 
 // The records' fields, names and types are common/log_schema.hpp; these are the reader's types.
+// Whatever the version of a file, its records read alike: a version 2 record gets the run id and
+// world rank of its file's run record, and its call site the addresses of the `stack` record its
+// id names.
 
 // A `module` record: one object (the executable or a shared library) loaded in a rank's process,
 // with the absolute address range of its executable segments; call-site program counters are
@@ -44,6 +47,7 @@ struct RunHeader {
   std::string level = "trace";            // from the run record: "trace" or "summary"
   int stack_depth = 0;                    // from the run record; 0: no call sites captured
   std::int64_t max_records = 0;           // trace cap from the run record; 0: unknown
+  std::uint64_t traces_per_site = 0;      // calls traced per site and shape; 0: no limit, or unknown
   std::uint64_t max_bytes = 0;            // the file's cap from the run record; 0: none or unknown
   std::int64_t summarised_calls = 0;      // from the `end` record: calls in summary records
   std::int64_t overflow_calls = 0;        // from the `end` record: calls in overflow entries
@@ -55,7 +59,12 @@ struct RunHeader {
   std::string ending;
   int ending_code = 0;
   std::int64_t unwritten_calls = 0;  // from the `end` record: calls counted in no record
+  std::int64_t sampled_calls = 0;    // from the `end` record: summarised past traces_per_site
   bool cut_padding = false;          // NUL bytes after the records: the log was not closed
+  // The rank died before writing its summary records (SIGKILL, a fatal signal): its summaries
+  // were read back from its summary table file (read_summary_table), and summarised_calls,
+  // overflow_calls and sampled_calls are that table's.
+  bool summaries_recovered = false;
 };
 
 // "MPI_Finalize", "exit() without MPI_Finalize", "MPI_Abort (code 3)", "signal 11 (SIGSEGV)",
@@ -108,6 +117,7 @@ struct SummaryRecord {
   double predicted_sum_s = 0.0;
   std::optional<double> predicted_min_s;  // null when predicted_calls == 0
   std::optional<double> predicted_max_s;
+  bool recovered = false;  // read back from the rank's summary table file, not a `summary` record
 };
 
 // An `uncovered` record: one rank's calls of one collective function collsel does not serve,
@@ -120,6 +130,28 @@ struct UncoveredRecord {
   std::int64_t calls = 0;
   double time_s = 0.0;   // this rank's time in those calls
 };
+
+// The summary table a rank's shim keeps in a file next to its log (rank-NNNNN.summary; layout:
+// common/summary_table_format.hpp). A clean ending writes it as `summary` records and deletes the
+// file; a rank killed by SIGKILL or a fatal signal leaves it, and the reader recovers the
+// summaries from it (read_run_dir does, for a rank whose log has no `end` record or ended by a
+// signal).
+struct SummaryTable {
+  std::vector<SummaryRecord> summaries;  // the entries with calls, marked recovered; run and
+                                         // world_rank left for the caller
+  std::int64_t calls = 0;           // in the entries (the sum over `summaries`)
+  std::int64_t overflow_calls = 0;  // of which in overflow entries
+  std::int64_t sampled_calls = 0;   // summarised for being past [log] traces_per_site
+};
+
+// rank-NNNNN.summary for rank-NNNNN.jsonl.
+std::filesystem::path summary_table_path(const std::filesystem::path& rank_file);
+
+// Reads a summary table file. A file that is not a whole, sound table (truncated, another
+// layout, an entry out of range) gives nullopt and one sentence in `problem`; never throws on
+// the file's content.
+std::optional<SummaryTable> read_summary_table(const std::filesystem::path& path,
+                                               std::string& problem);
 
 struct RunLog {
   std::string run_id;

@@ -193,6 +193,12 @@ std::string header(const report::Report& r) {
   fact("config", join_escaped(r.configs));
   fact("collsel", join_escaped(r.collsel_versions));
   fact("records", fmt::format("{} call records", r.records));
+  if (r.sampled_calls > 0) {
+    fact("traces", fmt::format("sampled: the first {} calls per call site and shape on each rank "
+                               "([log] traces_per_site); {} later per-rank calls are in summary "
+                               "records (in the totals, not in the per-size tables)",
+                               join_escaped(r.traces_per_site), r.sampled_calls));
+  }
   out += "</dl>\n";
   if (r.models.size() > 1 || r.configs.size() > 1) {
     out += "<p class=\"alert\">The ranks did not all use the same model or config file: look "

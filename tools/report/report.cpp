@@ -62,8 +62,10 @@ MergedCall merge_one(const std::vector<const LoggedCall*>& records) {
   m.comm_size = ref.comm_size;
   m.algorithm = ref.algorithm;
   m.segment_bytes = ref.segment_bytes;
+  m.window = ref.window;
   m.rung = ref.rung;
   m.predicted_s = ref.predicted_s;
+  m.simulated = ref.simulated;
   m.actual_s = ref.actual_s;
   std::set<int> ranks;
   std::set<std::string> choices;
@@ -192,12 +194,17 @@ void fill_run_facts(const logs::RunLog& log, Report& r) {
   r.configs = distinct(log.ranks, [](const auto& h) { return h.config; });
   r.collsel_versions = distinct(log.ranks, [](const auto& h) { return h.collsel_version; });
   r.levels = distinct(log.ranks, [](const auto& h) { return h.level; });
+  r.traces_per_site = distinct(log.ranks, [](const auto& h) {
+    return h.level == "summary" ? std::string() : std::to_string(h.traces_per_site);
+  });
+  std::erase(r.traces_per_site, std::string());
   for (const auto& h : log.ranks) {
     r.summarised_calls += h.summarised_calls;
     r.overflow_calls += h.overflow_calls;
+    r.sampled_calls += h.sampled_calls;
     r.endings.push_back({h.world_rank, h.host, h.ending.empty() ? std::string("cut") : h.ending,
                          h.ending_code, logs::describe_ending(h), h.call_records,
-                         h.unwritten_calls});
+                         h.unwritten_calls, h.summarised_calls, h.summaries_recovered});
   }
   r.records = log.calls.size();
   r.problems = log.problems;
@@ -216,34 +223,55 @@ std::string rank_examples(const std::vector<const logs::RunHeader*>& ranks, Desc
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// One warning naming the first few of `ranks` (none when empty): `sentence` with "{}" where the
+// examples go.
+template <typename Describe>
+void warn_about(Report& r, const std::vector<const logs::RunHeader*>& ranks,
+                std::string_view sentence, Describe describe) {
+  if (ranks.empty()) return;
+  r.warnings.push_back(fmt::format(fmt::runtime(sentence), rank_examples(ranks, describe)));
+}
+
 // The log kept less than every call's own record: say where and what the report did instead.
 void add_summary_warnings(const logs::RunLog& log, Report& r) {
   std::vector<const logs::RunHeader*> capped;
   std::vector<const logs::RunHeader*> overflowed;
+  // Summarised for being past traces_per_site is the sampling the run asked for (the header says
+  // so); the rest of a trace rank's summarised calls hit a cap.
+  const auto capped_calls = [](const logs::RunHeader& h) {
+    return h.summarised_calls - h.sampled_calls;
+  };
+  std::vector<const logs::RunHeader*> recovered;
   for (const auto& h : log.ranks) {
-    if (h.level != "summary" && h.summarised_calls > 0) capped.push_back(&h);
+    if (h.level != "summary" && capped_calls(h) > 0) capped.push_back(&h);
     if (h.overflow_calls > 0) overflowed.push_back(&h);
+    if (h.summaries_recovered) recovered.push_back(&h);
   }
-  if (!capped.empty()) {
-    r.warnings.push_back(fmt::format(
-        "the trace cap was reached: {} (trace cap [log] max_records). The calls past the cap are "
-        "in the totals, errors and savings from their summary records (per-rank times), not in "
-        "the per-size rows; raise max_records to trace them",
-        rank_examples(capped, [](const logs::RunHeader& h) {
-          return fmt::format("rank {} logged {} calls then summarised {} more", h.world_rank,
-                             h.call_records, h.summarised_calls);
-        })));
-  }
-  if (!overflowed.empty()) {
-    r.warnings.push_back(fmt::format(
-        "the summary table was full: {}. Those calls lost their algorithm, size and call site: "
-        "they are in the totals as algorithm '*' (the busiest rank's count and time) and in no "
-        "other section; raise [log] summary_entries",
-        rank_examples(overflowed, [](const logs::RunHeader& h) {
-          return fmt::format("rank {} counted {} calls in overflow entries", h.world_rank,
-                             h.overflow_calls);
-        })));
-  }
+  warn_about(r, capped,
+             "the trace cap was reached: {} (trace caps [log] max_records and 3/4 of max_bytes). "
+             "The calls past the cap are in the totals, errors and savings from their summary "
+             "records (per-rank times), not in the per-size rows; raise max_records or max_bytes "
+             "to trace them",
+             [&capped_calls](const logs::RunHeader& h) {
+               return fmt::format("rank {} logged {} calls then summarised {} more",
+                                  h.world_rank, h.call_records, capped_calls(h));
+             });
+  warn_about(r, overflowed,
+             "the summary table was full: {}. Those calls lost their algorithm, size and call "
+             "site: they are in the totals as algorithm '*' (the busiest rank's count and time) "
+             "and in no other section; raise [log] summary_entries",
+             [](const logs::RunHeader& h) {
+               return fmt::format("rank {} counted {} calls in overflow entries", h.world_rank,
+                                  h.overflow_calls);
+             });
+  warn_about(r, recovered,
+             "rank(s) died before writing their summary records: {}. The tables (the shim's "
+             "rank-NNNNN.summary files) count every call their rank completed but at most the "
+             "one being counted when it was killed",
+             [](const logs::RunHeader& h) {
+               return fmt::format("summaries recovered from rank {}'s table ({} calls)",
+                                  h.world_rank, h.summarised_calls);
+             });
 }
 
 void count_anomalies(const std::vector<MergedCall>& calls, Report& r) {

@@ -45,8 +45,10 @@ struct MergedCall {
   int comm_size = 0;
   std::string algorithm;
   std::uint64_t segment_bytes = 0;
+  int window = 0;                  // alltoall.windowed's exchanges in flight
   std::string rung;
   std::optional<double> predicted_s;
+  bool simulated = false;          // the prediction came from schedule simulation
   double actual_s = 0.0;           // max over the ranks present
   int ranks_present = 0;           // distinct comm_ranks with a record
   bool ranks_disagree = false;     // some rank logged another algorithm or segment size
@@ -76,8 +78,9 @@ struct Row {
 // ---- the run-level sections: totals, call sites, errors, savings --------------------------------
 //
 // These read both kinds of timing record: `call` records (level trace, merged over ranks as above)
-// and `summary` records (level summary, and in level trace the calls after a rank reached its trace
-// cap, [log] max_records). The two are combined per key (coll, algorithm, comm_size, size bucket):
+// and `summary` records (level summary, and in level trace the calls past [log] traces_per_site of
+// their call site and shape, or after a rank reached its trace cap, [log] max_records or 3/4 of
+// max_bytes). The two are combined per key (coll, algorithm, comm_size, size bucket):
 //
 //  - A trace call counts once, with its merged time (the slowest rank's).
 //  - Summary records carry per-rank sums only, and their call sites are per-rank addresses (ASLR),
@@ -253,6 +256,9 @@ struct RankEnding {
   std::string how;     // in words: "MPI_Abort (code 3)", "signal 11 (SIGSEGV)", ...
   std::int64_t call_records = 0;
   std::int64_t unwritten_calls = 0;  // counted but in no record (the summary table at a signal)
+  std::int64_t summarised_calls = 0;  // in its summary records, or its recovered summary table
+  bool summaries_recovered = false;   // from the rank's summary table file (it died before
+                                      // writing its summary records)
 };
 
 struct Report {
@@ -277,6 +283,10 @@ struct Report {
   std::vector<std::string> levels;      // distinct log levels of the ranks ("trace", "summary")
   std::int64_t summarised_calls = 0;    // per-rank calls in summary records, summed over ranks
   std::int64_t overflow_calls = 0;      // of those, in overflow entries
+  // [log] traces_per_site of the ranks' run records, distinct ("0": no limit); sampled_calls:
+  // per-rank calls summarised past it (in summarised_calls), summed over ranks.
+  std::vector<std::string> traces_per_site;
+  std::int64_t sampled_calls = 0;
   std::string estimate_model;           // the model of the estimates; empty: none given
   // Whose default choice the estimates price, with its source and why those rules
   // (native::rules_title and NativeRules::why); empty: no estimates.

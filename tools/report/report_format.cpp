@@ -195,7 +195,8 @@ json ending_json(const RankEnding& e) {
   return {{"world_rank", e.world_rank}, {"host", e.host},
           {"ending", e.ending},         {"code", e.code},
           {"how", e.how},               {"call_records", e.call_records},
-          {"unwritten_calls", e.unwritten_calls}};
+          {"unwritten_calls", e.unwritten_calls}, {"summarised_calls", e.summarised_calls},
+          {"summaries_recovered", e.summaries_recovered}};
 }
 
 json coverage_json(const Coverage& c) {
@@ -260,6 +261,13 @@ std::string text_header(const Report& r) {
                        r.summarised_calls, r.overflow_calls);
   }
   out += '\n';
+  if (r.sampled_calls > 0) {
+    out += fmt::format("  traces:    sampled: the first {} calls per call site and shape on each "
+                       "rank ([log] traces_per_site); {} later per-rank calls are in summary "
+                       "records, counted in the totals, call sites, errors and savings but not in "
+                       "the per-size rows\n",
+                       list_or_none(r.traces_per_site), r.sampled_calls);
+  }
   out += text_endings(r);
   out += fmt::format("  calls:     {} traced collective calls ({} call records over all ranks)\n",
                      r.calls, r.records);
@@ -552,6 +560,8 @@ std::string format_json(const Report& r) {
       {"calls", r.calls},
       {"summarised_calls", r.summarised_calls},
       {"overflow_calls", r.overflow_calls},
+      {"traces_per_site", r.traces_per_site},
+      {"sampled_calls", r.sampled_calls},
       {"estimate_model", text_or_null(r.estimate_model)},
       {"estimate_rules", text_or_null(r.estimate_rules)},
       {"baseline", text_or_null(r.baseline)},

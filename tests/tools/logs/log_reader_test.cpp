@@ -173,11 +173,13 @@ TEST(LogReader, SkipsRecordsOfAnotherFormatVersion) {
   std::ofstream(tmp.path() / "rank-00000.jsonl")
       << R"({"v":1,"type":"run","run":"r","world_rank":0,"world_size":1,"host":"h",)"
       << R"("collsel_version":"9","config":"c","model":"m"})" << "\n"
-      << R"({"v":2,"type":"call","meaning":"changed"})" << "\n"
+      << R"({"v":3,"type":"call","meaning":"changed"})" << "\n"
       << R"({"v":1,"type":"end","run":"r","world_rank":0,"calls":0})" << "\n";
   const RunLog log = read_run(tmp.path());
   EXPECT_TRUE(log.calls.empty());
-  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "format version 2")) << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "format version 3, but this collsel reads "
+                                                      "versions 1 to 2"))
+      << all_problems(log);
 }
 
 TEST(LogReader, ReportsMissingFieldByName) {
@@ -324,6 +326,151 @@ TEST(LogReader, SkipsUnsoundSummaryRecordsNamingTheField) {
   // A summary of no call would divide by zero in the report.
   EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:2:", "'calls' is 0")) << all_problems(log);
   EXPECT_TRUE(has_problem(log, "rank-00000.jsonl:3:", "'stack'")) << all_problems(log);
+}
+
+// ---- format version 1 as its writer wrote it, version 2 by hand (fixtures/README.md) ----------
+
+// A run written by the version 1 writer (collsel before format 2): every record carries its run
+// and world rank, call sites are arrays, defaults are written out. It must still read whole.
+TEST(LogReader, ReadsALogOfTheVersion1Writer) {
+  const RunLog log = read_run(kFixtures / "v1_writer");
+  EXPECT_TRUE(log.problems.empty()) << all_problems(log);
+  EXPECT_EQ(log.run_id, "20261126-042029-p25348");
+  ASSERT_EQ(log.ranks.size(), 2U);
+  for (const RunHeader& h : log.ranks) {
+    EXPECT_EQ(h.level, "trace");
+    EXPECT_EQ(h.stack_depth, 2);
+    EXPECT_EQ(h.max_records, 3);
+    EXPECT_EQ(h.traces_per_site, 0U);  // version 1 did not sample
+    EXPECT_EQ(h.call_records, 3);
+    EXPECT_EQ(h.summarised_calls, 2);
+    EXPECT_EQ(h.sampled_calls, 0);
+    EXPECT_EQ(h.ending, "finalize");
+    EXPECT_EQ(h.modules.size(), 45U);
+  }
+  ASSERT_EQ(log.calls.size(), 6U);
+  for (const LoggedCall& c : log.calls) {
+    EXPECT_EQ(c.run, log.run_id);
+    EXPECT_EQ(c.algorithm, "bcast.flat");
+    EXPECT_EQ(c.bytes, 4U);
+    ASSERT_EQ(c.stack.size(), 2U);
+    // The innermost frame is the program's (the first module record of its rank).
+    const Module& program = log.ranks.at(static_cast<std::size_t>(c.world_rank)).modules.at(0);
+    EXPECT_TRUE(program.path.ends_with("/endings")) << program.path;
+    EXPECT_TRUE(program.start <= c.stack[0] - 1 && c.stack[0] - 1 < program.end);
+  }
+  EXPECT_EQ(find_call(log, 1, "0.0", 2)->comm_rank, 1);
+  ASSERT_EQ(log.summaries.size(), 2U);
+  EXPECT_EQ(log.summaries[1].world_rank, 1);
+  EXPECT_EQ(log.summaries[1].calls, 2);
+  EXPECT_EQ(log.summaries[1].stack, find_call(log, 1, "0.0", 0)->stack);
+  ASSERT_EQ(log.uncovered.size(), 2U);
+  EXPECT_EQ(log.uncovered[0].function, "MPI_Barrier");
+}
+
+constexpr std::string_view kV2Run =
+    R"({"v":2,"type":"run","run":"r2","world_rank":3,"world_size":4,"host":"h",)"
+    R"("level":"trace","stack_depth":2,"traces_per_site":32,"collsel_version":"9",)"
+    R"("config":"c","model":"m"})"
+    "\n";
+
+// Format version 2: records take their run and world rank from the run record, call sites from
+// the `stack` records their ids name, and the fields left out their defaults.
+TEST(LogReader, ReadsAVersion2Log) {
+  const TempDir tmp("logreader-v2");
+  std::ofstream(tmp.path() / "rank-00003.jsonl")
+      << kV2Run
+      << R"({"v":2,"type":"stack","id":1,"pcs":[4198400,4198512]})" << "\n"
+      << R"({"v":2,"type":"call","comm":"0.0","comm_rank":3,"comm_size":4,"seq":0,)"
+      << R"("coll":"bcast","bytes":4,"algorithm":"native","rung":"native","actual_s":1e-06,)"
+      << R"("start_s":0.5,"stack":1})" << "\n"
+      << R"({"v":2,"type":"call","comm":"0.0","comm_rank":3,"comm_size":4,"seq":1,)"
+      << R"("coll":"bcast","bytes":4096,"root":2,"algorithm":"bcast.binomial_segmented",)"
+      << R"("segment_bytes":1024,"rung":"model","predicted_s":2.5e-05,"simulated":true,)"
+      << R"("actual_s":3e-05,"setup_s":0.001,"start_s":0.75})" << "\n"
+      << R"({"v":2,"type":"summary","comm_size":4,"coll":"bcast","algorithm":"native",)"
+      << R"("rung":"native","bytes_lo":4,"bytes_hi":7,"stack":1,"calls":9,"bytes_sum":36,)"
+      << R"("actual_sum_s":9e-06,"actual_min_s":1e-06,"actual_max_s":1e-06,)"
+      << R"("predicted_calls":0,"predicted_sum_s":0})" << "\n"
+      << R"({"v":2,"type":"uncovered","function":"MPI_Allreduce","timing":"whole","calls":2,)"
+      << R"("time_s":0.002})" << "\n"
+      << R"({"v":2,"type":"end","calls":2,"summarised_calls":9,"sampled_calls":9,)"
+      << R"("uncovered_counted":true,"ending":"finalize"})" << "\n";
+  const RunLog log = read_run(tmp.path());
+  EXPECT_TRUE(has_problem(log, tmp.path().string(), "1 of 4 rank files")) << all_problems(log);
+  EXPECT_EQ(log.problems.size(), 1U) << all_problems(log);
+  ASSERT_EQ(log.ranks.size(), 1U);
+  const RunHeader& h = log.ranks[0];
+  EXPECT_EQ(h.run, "r2");
+  EXPECT_EQ(h.world_rank, 3);
+  EXPECT_EQ(h.traces_per_site, 32U);
+  EXPECT_EQ(h.max_bytes, 0U);
+  EXPECT_EQ(h.sampled_calls, 9);
+  EXPECT_EQ(h.summarised_calls, 9);
+  EXPECT_EQ(h.ending_code, 0);
+
+  ASSERT_EQ(log.calls.size(), 2U);
+  // Every default left out reads back as its default: LogRoundTrip.DefaultsLeftOutReadBack.
+  const LoggedCall& plain = log.calls[0];
+  EXPECT_EQ(plain.run, "r2");
+  EXPECT_EQ(plain.world_rank, 3);
+  EXPECT_FALSE(plain.predicted_s.has_value());
+  EXPECT_EQ(plain.stack, (std::vector<std::uint64_t>{4198400, 4198512}));
+  const LoggedCall& full = log.calls[1];
+  EXPECT_EQ(full.root, 2);
+  EXPECT_EQ(full.segment_bytes, 1024U);
+  EXPECT_DOUBLE_EQ(full.predicted_s.value_or(0.0), 2.5e-5);
+  EXPECT_TRUE(full.simulated);
+  EXPECT_DOUBLE_EQ(full.setup_s, 1e-3);
+  EXPECT_TRUE(full.stack.empty());
+
+  ASSERT_EQ(log.summaries.size(), 1U);
+  const SummaryRecord& s = log.summaries[0];
+  EXPECT_EQ(s.run, "r2");
+  EXPECT_EQ(s.world_rank, 3);
+  EXPECT_EQ(s.stack, plain.stack);
+  EXPECT_FALSE(s.overflow);
+  EXPECT_FALSE(s.predicted_min_s.has_value());
+  ASSERT_EQ(log.uncovered.size(), 1U);
+  EXPECT_EQ(log.uncovered[0].world_rank, 3);
+}
+
+// A log cut short after a `stack` record and its call, then the mapped chunk's NUL bytes: both
+// read. An id no `stack` record defined (a damaged file) leaves that call site empty, with one
+// problem; a version 2 file without its run record takes its rank from the file's name.
+TEST(LogReader, Version2CallSitesCutShortAndUnknown) {
+  const TempDir tmp("logreader-v2-cut");
+  std::ofstream(tmp.path() / "rank-00003.jsonl", std::ios::binary)
+      << kV2Run << R"({"v":2,"type":"stack","id":1,"pcs":[4198400]})" << "\n"
+      << R"({"v":2,"type":"call","comm":"0.0","comm_rank":3,"comm_size":4,"seq":0,)"
+      << R"("coll":"bcast","bytes":4,"algorithm":"native","rung":"native","actual_s":1e-06,)"
+      << R"("start_s":0.5,"stack":1})" << "\n"
+      << R"({"v":2,"type":"call","comm":"0.0","comm_rank":3,"comm_size":4,"seq":1,)"
+      << R"("coll":"bcast","bytes":4,"algorithm":"native","rung":"native","actual_s":1e-06,)"
+      << R"("start_s":0.6,"stack":7})" << "\n"
+      << R"({"v":2,"type":"stack","id":2,"pcs":[41)" << std::string(3000, '\0');
+  std::ofstream(tmp.path() / "rank-00002.jsonl")
+      << R"({"v":2,"type":"call","comm":"0.0","comm_rank":2,"comm_size":4,"seq":0,)"
+      << R"("coll":"bcast","bytes":4,"algorithm":"native","rung":"native","actual_s":2e-06,)"
+      << R"("start_s":0.5})" << "\n";
+  const RunLog log = read_run(tmp.path());
+  ASSERT_EQ(log.calls.size(), 3U);
+  const LoggedCall* cut = find_call(log, 3, "0.0", 0);
+  ASSERT_NE(cut, nullptr);
+  EXPECT_EQ(cut->stack, (std::vector<std::uint64_t>{4198400}));
+  const LoggedCall* unknown = find_call(log, 3, "0.0", 1);
+  ASSERT_NE(unknown, nullptr);
+  EXPECT_TRUE(unknown->stack.empty());
+  EXPECT_TRUE(has_problem(log, "rank-00003.jsonl", "1 record(s) name a call site with no 'stack' "
+                                                   "record before them (the first: id 7)"))
+      << all_problems(log);
+  EXPECT_TRUE(has_problem(log, "rank-00003.jsonl:5", "not valid JSON")) << all_problems(log);
+  EXPECT_TRUE(log.ranks.at(0).cut_padding);
+  // rank-00002.jsonl: no run record; its call is rank 2's of this run directory.
+  const LoggedCall* orphan = find_call(log, 2, "0.0", 0);
+  ASSERT_NE(orphan, nullptr);
+  EXPECT_EQ(orphan->run, tmp.path().filename().string());
+  EXPECT_TRUE(has_problem(log, "rank-00002.jsonl", "no valid 'run' record")) << all_problems(log);
 }
 
 }  // namespace

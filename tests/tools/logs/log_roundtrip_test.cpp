@@ -1,7 +1,8 @@
 // The log format round trip: the shim's writer (pmpi/call_log.cpp) writes every record kind and
 // the reader (tools/logs/log_reader.cpp) must give back exactly what was written, field by field.
 // Both sides walk common/log_schema.hpp; this test is what catches a field one of them drops,
-// renames or retypes.
+// renames or retypes, a default the writer leaves out that the reader does not restore, or a call
+// site id that does not resolve.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -64,12 +65,13 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   const auto run_dir = dir.path() / "run-7";
   std::filesystem::create_directories(run_dir);
   const pmpi::RunInfo info{"run-7", 3, 5, "node \"a\"\\b", "conf.toml", "model.toml",
-                           LogLevel::trace, 4, 1, "openmpi", 1 << 20};
+                           LogLevel::trace, 4, 1, "openmpi", 1 << 20, 7};
   std::string error;
-  pmpi::CallLog log((run_dir / "rank-00003.jsonl").string(), info, 1, error);
+  // Two entries: the traced call's key (counted against traces_per_site) and the summarised one.
+  pmpi::CallLog log((run_dir / "rank-00003.jsonl").string(), info, 2, error);
   ASSERT_TRUE(error.empty()) << error;
   log.add(traced_call());
-  log.add(summarised_call());  // the cap: summarised (and the table's one entry)
+  log.add(summarised_call());  // the cap: summarised (and the table's second entry)
   pmpi::CallRecord other = summarised_call();
   other.coll = Collective::scatter;
   other.algorithm = "scatter.flat";
@@ -95,6 +97,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_EQ(h.stack_depth, 4);
   EXPECT_EQ(h.max_records, 1);
   EXPECT_EQ(h.max_bytes, 1u << 20);
+  EXPECT_EQ(h.traces_per_site, 7u);
   EXPECT_EQ(h.config, "conf.toml");
   EXPECT_EQ(h.model, "model.toml");
   EXPECT_EQ(h.mpi, "openmpi");
@@ -184,8 +187,84 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_EQ(h.ending, "abort");
   EXPECT_EQ(h.ending_code, 3);
   EXPECT_EQ(h.unwritten_calls, 0);
+  // The scatter found the table full: not traced (its traces could not be counted), which the end
+  // record counts with the sampled calls, not as a cap.
+  EXPECT_EQ(h.sampled_calls, 1);
   EXPECT_EQ(logs::describe_ending(h), "MPI_Abort (code 3)");
   EXPECT_FALSE(h.cut_padding);
+}
+
+// The defaults the writer leaves out read back as what they stand for: no prediction, no call
+// site, root 0, not segmented, not simulated, no set-up.
+TEST(LogRoundTrip, DefaultsLeftOutReadBack) {
+  testing::TempDir dir("log-roundtrip-defaults");
+  const auto run_dir = dir.path() / "run-8";
+  std::filesystem::create_directories(run_dir);
+  const pmpi::RunInfo info{"run-8", 0, 1, "n0", "c", "m", LogLevel::trace, 0, 10, "mpich", 0, 0};
+  std::string error;
+  pmpi::CallLog log((run_dir / "rank-00000.jsonl").string(), info, 16, error);
+  ASSERT_TRUE(error.empty()) << error;
+  pmpi::CallRecord r = traced_call();
+  r.root = 0;
+  r.window = 0;
+  r.predicted_s = std::nan("");
+  r.simulated = false;
+  r.setup_s = 0.0;
+  r.site = {};
+  log.add(r);
+  log.close();
+  const logs::RunLog read = logs::read_run_dir(run_dir);
+  EXPECT_TRUE(read.problems.empty()) << read.problems.front();
+  ASSERT_EQ(read.calls.size(), 1u);
+  const logs::LoggedCall& c = read.calls[0];
+  EXPECT_EQ(c.run, "run-8");
+  EXPECT_EQ(c.world_rank, 0);
+  EXPECT_EQ(c.root, 0);
+  EXPECT_EQ(c.segment_bytes, 0u);
+  EXPECT_EQ(c.window, 0);
+  EXPECT_FALSE(c.predicted_s.has_value());
+  EXPECT_FALSE(c.simulated);
+  EXPECT_EQ(c.setup_s, 0.0);
+  EXPECT_TRUE(c.stack.empty());
+  EXPECT_EQ(read.ranks.at(0).stack_depth, 0);
+  EXPECT_EQ(read.ranks.at(0).traces_per_site, 0u);
+}
+
+// [log] traces_per_site through writer and reader: the first calls of each call site and shape
+// are call records whose sites resolve to what was captured, the rest are in the summaries, and
+// together they count every call made.
+TEST(LogRoundTrip, SampledTracesAndSummariesCountEveryCall) {
+  testing::TempDir dir("log-roundtrip-sampled");
+  const auto run_dir = dir.path() / "run-9";
+  std::filesystem::create_directories(run_dir);
+  const pmpi::RunInfo info{"run-9", 0, 1, "n0", "c", "m", LogLevel::trace, 4, 100000, "mpich",
+                           0, 3};
+  std::string error;
+  pmpi::CallLog log((run_dir / "rank-00000.jsonl").string(), info, 64, error);
+  ASSERT_TRUE(error.empty()) << error;
+  constexpr int kCalls = 50;
+  for (int i = 0; i < kCalls; ++i) {
+    pmpi::CallRecord r = traced_call();
+    r.seq = static_cast<std::uint64_t>(i);
+    r.site.pcs[0] = 0x401000 + 0x10 * static_cast<std::uint64_t>(i % 2);  // two sites
+    log.add(r);
+  }
+  log.close();
+  const logs::RunLog read = logs::read_run_dir(run_dir);
+  EXPECT_TRUE(read.problems.empty()) << read.problems.front();
+  ASSERT_EQ(read.calls.size(), 6u);  // 3 per site
+  for (const logs::LoggedCall& c : read.calls) {
+    const std::uint64_t site = 0x401000 + 0x10 * static_cast<std::uint64_t>(c.seq % 2);
+    EXPECT_EQ(c.stack, (std::vector<std::uint64_t>{site, 0x7f0000001234, 0xffffffffffffff00}));
+  }
+  std::int64_t summarised = 0;
+  for (const logs::SummaryRecord& s : read.summaries) {
+    summarised += s.calls;
+    EXPECT_EQ(s.stack.size(), 3u);
+  }
+  EXPECT_EQ(read.summaries.size(), 2u);
+  EXPECT_EQ(static_cast<std::int64_t>(read.calls.size()) + summarised, kCalls);
+  EXPECT_EQ(read.ranks.at(0).sampled_calls, kCalls - 6);
 }
 
 // A process SIGKILLed while logging runs no code: its file holds every record added before the

@@ -49,7 +49,7 @@ TEST(Refit, MedianRatioComposedWithTheModelsFactor) {
   // binomial: too few calls, kept.
   for (double a : {5.0, 5.0}) calls.push_back(call("bcast.binomial", 1.0, a));
   calls.push_back(call("native", 1.0, 9.0));
-  const Refit r = refit(calls, m, 5);
+  const Refit r = refit(calls, m, {.min_calls = 5, .parameters = false});
   ASSERT_EQ(r.rows.size(), 3u);
   EXPECT_EQ(r.rows[0].algorithm, "bcast.binomial");
   EXPECT_FALSE(r.rows[0].fitted);

@@ -277,6 +277,16 @@ Report capped_report(const logs::RunLog* baseline = nullptr) {
   return build_report(log, options);
 }
 
+// The report with its call sites resolved from the log's module records, as `collsel report` does,
+// the first `top` kept.
+Report report_with_call_sites(const logs::RunLog& log, std::size_t top = Options{}.top_call_sites) {
+  tools::Symbolizer symbolizer = tools::symbolizer_for(log);
+  Options options;
+  options.symbolizer = &symbolizer;
+  options.top_call_sites = top;
+  return build_report(log, options);
+}
+
 TEST(Report, BucketsArePowersOfTwoWithZeroAlone) {
   EXPECT_EQ(bucket_of(0), (Bucket{0, 0}));
   EXPECT_EQ(bucket_of(1), (Bucket{1, 1}));
@@ -477,6 +487,46 @@ TEST(Report, CallsSplitByDifferentTraceCapsCountOnce) {
   EXPECT_EQ(alone->calls, 3);
 }
 
+// Format version 2 with [log] traces_per_site = 2 (fixtures/README.md: sampled/): the first 2
+// Bcasts of the site are traced, the 3 later ones summarised on each rank. Every call counts once,
+// the header says the traces were sampled, and sampling is no "trace cap reached".
+TEST(Report, SampledTracesAndTheirSummariesCountEveryCall) {
+  const Report r = report_with_call_sites(logs::read_run(kFixtures / "sampled"));
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front();
+  // Traced: slowest ranks 3 ms and 2 ms. Summarised: 3 calls at the slowest rank's mean,
+  // max(6 ms / 3, 12 ms / 3) = 4 ms.
+  const Total* bcast = find_total(r, "bcast", "bcast.binomial");
+  ASSERT_NE(bcast, nullptr);
+  EXPECT_EQ(bcast->calls, 5);
+  EXPECT_NEAR(bcast->time_s, 0.005 + 3 * 0.004, kTol);
+  EXPECT_EQ(bcast->bytes, 5U * 1024U);
+  ASSERT_EQ(r.rows.size(), 1U);
+  EXPECT_EQ(r.rows[0].calls, 2);  // the per-size rows hold the traced calls only
+  const ErrorRow* traced = find_error(r, "bcast.binomial", "trace");
+  const ErrorRow* summarised = find_error(r, "bcast.binomial", "summary");
+  ASSERT_NE(traced, nullptr);
+  ASSERT_NE(summarised, nullptr);
+  EXPECT_EQ(traced->calls + summarised->calls, 5);
+  // One call site (the same offset in the program at each rank's address: the stack ids of the
+  // traces and the summaries resolved), 5 calls on each of 2 ranks.
+  ASSERT_EQ(r.call_sites.size(), 1U);
+  EXPECT_EQ(r.call_sites[0].site, "collsel-fixture-app+0x10ff");
+  EXPECT_EQ(r.call_sites[0].calls, 10);
+  EXPECT_EQ(r.call_sites[0].ranks, 2);
+  EXPECT_EQ(r.sampled_calls, 6);
+  EXPECT_EQ(r.traces_per_site, (std::vector<std::string>{"2"}));
+  EXPECT_FALSE(has_warning(r, "trace cap")) << (r.warnings.empty() ? "" : r.warnings[0]);
+  const std::string text = format_text(r);
+  EXPECT_NE(text.find("traces:    sampled: the first 2 calls per call site and shape on each "
+                      "rank ([log] traces_per_site); 6 later per-rank calls are in summary "
+                      "records"),
+            std::string::npos)
+      << text;
+  const json doc = json::parse(format_json(r));
+  EXPECT_EQ(doc.at("sampled_calls"), 6);
+  EXPECT_EQ(doc.at("traces_per_site"), json::array({"2"}));
+}
+
 TEST(Report, ASummaryLevelRunHasEverySectionButTheTraceRows) {
   Options options;
   options.estimator = &embedded_estimator();
@@ -539,10 +589,7 @@ TEST(Report, UnknownCollectivesAndDamagedSizesAreReportedNotPriced) {
 
 TEST(Report, CallSitesAreKeptToTheTopAndResolvedPerRank) {
   const logs::RunLog log = logs::read_run(kFixtures / "capped");
-  tools::Symbolizer symbolizer = tools::symbolizer_for(log);
-  Options options;
-  options.symbolizer = &symbolizer;
-  const Report r = build_report(log, options);
+  const Report r = report_with_call_sites(log);
   ASSERT_FALSE(r.call_sites.empty());
   EXPECT_EQ(r.call_sites_total, r.call_sites.size());
   // The two ranks' addresses differ but fall at the same offset of the same object: one site.
@@ -552,8 +599,7 @@ TEST(Report, CallSitesAreKeptToTheTopAndResolvedPerRank) {
   ASSERT_EQ(top.frames.size(), 2U);
   EXPECT_EQ(top.frames[0].object, "/nonexistent/collsel-fixture-app");
 
-  options.top_call_sites = 1;
-  const Report one = build_report(log, options);
+  const Report one = report_with_call_sites(log, 1);
   EXPECT_EQ(one.call_sites.size(), 1U);
   EXPECT_EQ(one.call_sites_total, r.call_sites_total);
   EXPECT_GT(one.call_sites_total, 1U);
