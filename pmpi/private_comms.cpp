@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "pmpi/errors_returned.hpp"
 #include "selector/node_placement.hpp"
 
 namespace collsel::pmpi {
@@ -32,27 +33,6 @@ std::vector<int> world_ranks_of(MPI_Comm comm, int size) {
   if (std::find(out.begin(), out.end(), MPI_UNDEFINED) != out.end()) out.clear();
   return out;
 }
-
-// Sets MPI_ERRORS_RETURN on a user communicator for one call of collsel's and gives the program
-// its own handler back, whatever happens.
-class ErrorsReturned {
- public:
-  explicit ErrorsReturned(MPI_Comm comm) : comm_(comm) {
-    PMPI_Comm_get_errhandler(comm_, &saved_);
-    PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-  }
-  ~ErrorsReturned() {
-    PMPI_Comm_set_errhandler(comm_, saved_);
-    PMPI_Errhandler_free(&saved_);
-  }
-  ErrorsReturned(const ErrorsReturned&) = delete;
-  ErrorsReturned& operator=(const ErrorsReturned&) = delete;
-  MPI_Errhandler saved() const { return saved_; }
-
- private:
-  MPI_Comm comm_;
-  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
-};
 
 // Makes room for one more element, so that a later push_back cannot allocate.
 template <class T>
