@@ -120,14 +120,32 @@ def settle(logdir):
     return seqs, runs[-1]
 
 
-def one_model(args, program, model, label, names, work):
+def forced_runs(args, program, model, names, work, log):
+    """Per shape, the total of each algorithm forced (adapt off). The model only sets the logged
+    predictions, not what runs, so one set of forced runs serves both models."""
+    forced = {shape: {} for shape, _, _ in SHAPES}
+    for i in range(max(len(v) for v in names.values())):
+        env = {"COLLSEL_ADAPT": "off"}
+        for coll, algs in names.items():
+            env[ENV_FORCE[coll]] = algs[min(i, len(algs) - 1)]
+        log(f"forced:{i}")
+        t = run(args, program, model, f"forced:{i}", env, work / f"forced{i}")
+        for shape, coll, _ in SHAPES:
+            forced[shape][names[coll][min(i, len(names[coll]) - 1)]] = t[shape]
+    return forced
+
+
+def one_model(args, program, model, label, names, work, shared):
     log = lambda s: print(f"adapt_demo [{label}] {s}", flush=True)
     totals = {}
     # On the emulated cluster the native is MPICH itself (Open MPI's selector has no stand-in there).
     natives = ("native-mpich",) if args.emucluster else ("native-mpich", "native-ompi")
     for v in natives:
-        log(v)
-        totals[v] = run(args, program, model, v, {}, work / v)
+        # Without the shim the model plays no part: one run serves both models.
+        if v not in shared:
+            log(v)
+            shared[v] = run(args, program, model, v, {}, work / v)
+        totals[v] = shared[v]
     log("model")
     totals["model"] = run(args, program, model, "model", {"COLLSEL_ADAPT": "off"}, work / "model")
     log("explore")
@@ -140,15 +158,9 @@ def one_model(args, program, model, label, names, work):
                              "COLLSEL_LEARNED": str(explore_run / "learned.toml")},
                             work / "learned")
     learned_text = (explore_run / "learned.toml").read_text()
-    forced = {shape: {} for shape, _, _ in SHAPES}
-    for i in range(max(len(v) for v in names.values())):
-        env = {"COLLSEL_ADAPT": "off"}
-        for coll, algs in names.items():
-            env[ENV_FORCE[coll]] = algs[min(i, len(algs) - 1)]
-        log(f"forced:{i}")
-        t = run(args, program, model, f"forced:{i}", env, work / f"forced{i}")
-        for shape, coll, _ in SHAPES:
-            forced[shape][names[coll][min(i, len(names[coll]) - 1)]] = t[shape]
+    if "forced" not in shared:
+        shared["forced"] = forced_runs(args, program, model, names, work, log)
+    forced = shared["forced"]
     rows = []
     for shape, coll, _ in SHAPES:
         f = forced[shape]
@@ -205,8 +217,10 @@ def main():
         key, factor = args.wrong.split(":")
         wrong = wrong_model(pathlib.Path(args.model), key, float(factor), out / f"{args.platform}-wrong.toml")
         rows = []
+        shared = {}  # the runs the model plays no part in: natives and forced algorithms
         for label, model in (("calibrated", pathlib.Path(args.model)), (f"{key} x {factor}", wrong)):
-            r, learned = one_model(args, program, model, label, names, tmp / label.replace(" ", ""))
+            r, learned = one_model(args, program, model, label, names,
+                                   tmp / label.replace(" ", ""), shared)
             rows += r
             (out / f"{args.platform}-P{args.n}-{'calibrated' if label == 'calibrated' else 'wrong'}-learned.toml").write_text(learned)
     with open(out / f"{args.platform}-P{args.n}.csv", "w", newline="") as f:

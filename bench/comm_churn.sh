@@ -18,11 +18,13 @@ declare -A env=(
   [native]=""
   [collsel]="-genv LD_PRELOAD $shim"
   [collsel_log_off]="-genv LD_PRELOAD $shim -genv COLLSEL_LOG_LEVEL off"
-  [serve_from_2]="-genv LD_PRELOAD $shim -genv COLLSEL_SERVE_FROM_CALL 2"
-  [serve_from_2_log_off]="-genv LD_PRELOAD $shim -genv COLLSEL_SERVE_FROM_CALL 2 -genv COLLSEL_LOG_LEVEL off"
+  [serve_from_1]="-genv LD_PRELOAD $shim -genv COLLSEL_SERVE_FROM_CALL 1"
+  [serve_from_1_log_off]="-genv LD_PRELOAD $shim -genv COLLSEL_SERVE_FROM_CALL 1 -genv COLLSEL_LOG_LEVEL off"
 )
-order=(native collsel collsel_log_off serve_from_2 serve_from_2_log_off)
-first_order=(native collsel_log_off serve_from_2_log_off)
+# collsel: the defaults ([runtime] serve_from_call = 2: a communicator's first call runs native,
+# counted); serve_from_1: every call served, so a communicator's first call pays its binding.
+order=(native collsel collsel_log_off serve_from_1 serve_from_1_log_off)
+first_order=(native collsel_log_off serve_from_1_log_off)
 if [[ -n $other ]]; then
   env[other]="-genv LD_PRELOAD $other"
   env[other_log_off]="-genv LD_PRELOAD $other -genv COLLSEL_LOG_LEVEL off"

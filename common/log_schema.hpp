@@ -159,8 +159,10 @@ void module_fields(R& r, F&& f) {
 }
 
 // A collective function collsel does not serve, counted by its pass-through wrapper
-// (pmpi/uncovered.cpp): this rank's calls and their time. Written at finalize, before `end`, one
-// per function called at least once.
+// (pmpi/uncovered.cpp), or the calls of one it serves made before a communicator was served
+// (`reason`): this rank's calls and their time. Written at finalize, before `end`, one per
+// function and reason with at least one call.
+inline constexpr std::string_view kReasonBeforeServing = "before_serving";
 template <class R, class F>
 void uncovered_fields(R& r, F&& f) {
   f("function", r.function, Presence::required);  // the MPI function, e.g. "MPI_Allreduce"
@@ -169,6 +171,10 @@ void uncovered_fields(R& r, F&& f) {
   f("timing", r.timing, Presence::required);
   f("calls", r.calls, Presence::required);
   f("time_s", r.time_s, Presence::required);
+  // Absent: a collective collsel does not serve. kReasonBeforeServing: Bcast, Scatter or Alltoall
+  // on a communicator other than MPI_COMM_WORLD before its [runtime] serve_from_call-th call,
+  // run by the MPI library and counted, not traced.
+  f("reason", r.reason, Presence::optional);
 }
 
 // How a rank's process ended, as the `end` record's "ending" names it. A file without an `end`

@@ -11,7 +11,9 @@
 //
 // The file: one Header, then Header::overflow_entries Entry (one per collective, in the writer's
 // collective order), then Header::capacity Entry (the keyed entries, the first Header::used of
-// them in use, in first-seen order). Everything is in the writer's byte order and alignment
+// them in use, in first-seen order), then Header::uncovered_entries Uncovered (version 2: the
+// counters of pmpi/uncovered_counts.hpp, which live here while the log is open, so that a killed
+// rank's counts of the calls it ran without a record survive it too). Everything is in the writer's byte order and alignment
 // (readers run on the same machine type); entry_bytes and header_bytes let a reader refuse a
 // layout it does not know. A change of meaning bumps kVersion.
 #pragma once
@@ -23,7 +25,9 @@
 namespace collsel::summary_table {
 
 inline constexpr std::array<char, 8> kMagic{'C', 'O', 'L', 'L', 'S', 'U', 'M', '\n'};
-inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kVersion = 2;
+// Version 1 (no Uncovered entries; its Header::uncovered_entries, then reserved, is 0) still reads.
+inline constexpr std::uint32_t kOldestVersion = 1;
 // Call-site frames per entry: pmpi/call_site.hpp's kMaxStackDepth (checked there).
 inline constexpr std::size_t kMaxFrames = 8;
 // Names are NUL-padded; a longer name is cut (none of the registry's is near it).
@@ -65,6 +69,20 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 160);
 
+// One counter of pmpi/uncovered_counts.hpp: a function's calls that collsel ran without a record
+// (not served, or before a communicator's serve_from_call-th call), updated in place by relaxed
+// atomic adds (std::atomic_ref) on every such call.
+struct Uncovered {
+  std::uint64_t calls = 0;
+  std::uint64_t ns = 0;  // their time, nanoseconds
+  Name function{};       // "MPI_Allreduce", ...
+  std::uint8_t timing = 0;   // 0: the whole call; 1: a non-blocking or persistent call's start
+  std::uint8_t reason = 0;   // 0: not served; 1: before the communicator's serve_from_call-th call
+  std::uint8_t counted = 0;  // 1: this build counts it (the MPICH shim counts every function)
+  std::array<std::uint8_t, 5> reserved{};
+};
+static_assert(sizeof(Uncovered) == 64);
+
 struct Header {
   std::array<char, 8> magic = kMagic;
   std::uint32_t version = kVersion;
@@ -76,7 +94,7 @@ struct Header {
   std::uint32_t collective_count = 0;
   std::uint32_t rung_count = 0;
   std::uint32_t algorithm_count = 0;  // raised after the name is copied
-  std::uint32_t reserved = 0;
+  std::uint32_t uncovered_entries = 0;  // after the keyed entries; 0 in version 1
   std::uint64_t calls = 0;           // calls counted in the entries (not their traces)
   std::uint64_t overflow_calls = 0;  // of which in the overflow entries
   std::uint64_t sampled_calls = 0;   // summarised for being past [log] traces_per_site
@@ -86,8 +104,10 @@ struct Header {
 };
 
 // Bytes of the file of a table with these entries.
-constexpr std::uint64_t file_bytes(std::uint64_t capacity, std::uint64_t overflow_entries) {
-  return sizeof(Header) + (capacity + overflow_entries) * sizeof(Entry);
+constexpr std::uint64_t file_bytes(std::uint64_t capacity, std::uint64_t overflow_entries,
+                                   std::uint64_t uncovered_entries) {
+  return sizeof(Header) + (capacity + overflow_entries) * sizeof(Entry) +
+         uncovered_entries * sizeof(Uncovered);
 }
 
 }  // namespace collsel::summary_table

@@ -224,6 +224,7 @@ struct UncoveredView {
   std::string_view function, timing;
   std::uint64_t calls;
   double time_s;
+  std::string_view reason;
 };
 
 struct EndView {
@@ -531,17 +532,18 @@ void CallLog::write_new_modules_locked() {
   }
 }
 
-void CallLog::add_uncovered(std::vector<uncovered::Count> counts) {
+void CallLog::add_uncovered(std::vector<uncovered::Count> counts, bool not_served_counted) {
   std::lock_guard lock(mutex_);
   uncovered_ = std::move(counts);
-  uncovered_counted_ = true;
+  uncovered_counted_ = not_served_counted;
 }
 
 void CallLog::write_uncovered_locked() {
   for (const uncovered::Count& c : uncovered_) {
-    const UncoveredView view{c.name,
-                             c.timing == uncovered::Timing::whole ? "whole" : "initiation",
-                             c.calls, c.time_s};
+    const UncoveredView view{
+        c.name, c.timing == uncovered::Timing::whole ? "whole" : "initiation", c.calls, c.time_s,
+        c.reason == uncovered::Reason::before_serving ? logs::schema::kReasonBeforeServing
+                                                      : std::string_view{}};
     write_record(logs::schema::kUncovered, view, [](const auto& v, auto&& f) {
       logs::schema::uncovered_fields(v, f);
     });
@@ -558,13 +560,14 @@ void CallLog::close(Ending how, int code) {
   std::string failure;
   try {
     write_summary_locked();
-    // The summary records are in the log (the page cache): the table's file has served. Deleted
-    // before the end record is written, so that a log with an end record never has one (a rank
-    // SIGKILLed in between has all its summary records and no end: the reader takes the records).
-    // Kept when the records could not be written: the reader recovers the summaries from it.
-    if (file_->ok()) summary_->remove_file();
     if (info_.stack_depth > 0) write_new_modules_locked();
     write_uncovered_locked();
+    // The summary and uncovered records are in the log (the page cache): the table's file, which
+    // holds the uncovered counters too, has served. Deleted before the end record is written, so
+    // that a log with an end record never has one (a rank SIGKILLed in between has all those
+    // records and no end: the reader takes the records). Kept when the records could not be
+    // written: the reader recovers the summaries and counts from it.
+    if (file_->ok()) summary_->remove_file();
     const EndView end{written_.load(),  summarised_written_, summary_->overflow_calls(),
                       uncovered_counted_, ending_name(how),    code,
                       unwritten_,       summary_->sampled_calls()};

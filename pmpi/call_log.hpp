@@ -90,9 +90,15 @@ class CallLog {
 
   bool ok() const { return state_.load() == kOpen; }
   void add(const CallRecord& record);
-  // The counts of the collectives collsel does not serve, written by close() as `uncovered`
-  // records; the `end` record then says they were counted.
-  void add_uncovered(std::vector<uncovered::Count> counts);
+  // The counts of the calls collsel ran natively without a record (uncovered_counts.hpp), written
+  // by close() as `uncovered` records; with `not_served_counted` (this build's wrappers count
+  // the collectives collsel does not serve) the `end` record says those were counted.
+  void add_uncovered(std::vector<uncovered::Count> counts, bool not_served_counted);
+  // From start-up on, the counters of uncovered_counts.hpp live in the summary table's file, so
+  // that a killed rank's counts survive it (the reader recovers them with the summaries).
+  void keep_uncovered_counts(bool not_served_counted) noexcept {
+    if (summary_) summary_->keep_uncovered_counts(not_served_counted);
+  }
   // Writes the summary, new module and uncovered records and the `end` line saying how the
   // process ended (`code`: MPI_Abort's errorcode); the log accepts nothing afterwards.
   void close(Ending how = Ending::finalize, int code = 0);

@@ -73,7 +73,8 @@ CallSummary::CallSummary(std::uint32_t capacity) : capacity_(std::max<std::uint3
 
 CallSummary::CallSummary(std::uint32_t capacity, const std::string& path, std::string& error)
     : capacity_(std::max<std::uint32_t>(capacity, 1)) {
-  const std::uint64_t bytes = summary_table::file_bytes(capacity_, kCollectives.size());
+  const std::uint64_t bytes =
+      summary_table::file_bytes(capacity_, kCollectives.size(), uncovered::kFunctions);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = fmt::format("cannot create {} ({})", path, std::strerror(errno));
@@ -103,11 +104,12 @@ CallSummary::CallSummary(std::uint32_t capacity, const std::string& path, std::s
 }
 
 CallSummary::~CallSummary() {
+  uncovered::detach(uncovered_);  // if the counters live here, before the cells go
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
 }
 
 void CallSummary::map(int fd) {
-  map_bytes_ = summary_table::file_bytes(capacity_, kCollectives.size());
+  map_bytes_ = summary_table::file_bytes(capacity_, kCollectives.size(), uncovered::kFunctions);
   void* p = fd >= 0 ? ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
                     : ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -149,6 +151,9 @@ void CallSummary::init() {
     e->coll = static_cast<std::uint8_t>(kCollectives[i]);
   }
   for (std::uint32_t i = 0; i < capacity_; ++i) std::construct_at(entries_ + i);
+  header_->uncovered_entries = static_cast<std::uint32_t>(uncovered::kFunctions);
+  uncovered_ = reinterpret_cast<summary_table::Uncovered*>(entries_ + capacity_);
+  for (std::size_t i = 0; i < uncovered::kFunctions; ++i) std::construct_at(uncovered_ + i);
   algorithm_of_.reserve(capacity_);
   // At most half the slots are ever used, so a probe run stays short and always ends at a free
   // slot; a power of two turns the modulo into a mask.

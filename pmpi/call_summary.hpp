@@ -35,6 +35,7 @@
 #include "common/summary_table_format.hpp"
 #include "pmpi/call_site.hpp"
 #include "pmpi/size_bucket.hpp"
+#include "pmpi/uncovered_counts.hpp"
 #include "selector/collective.hpp"
 #include "selector/decide.hpp"
 
@@ -116,6 +117,13 @@ class CallSummary {
   [[nodiscard]] const std::string& path() const { return path_; }
   // Deletes the file (a clean ending, once its records are written); the table stays usable.
   void remove_file();
+  // Moves the counters of pmpi/uncovered_counts.hpp into this table's file, where a killed rank
+  // leaves them for the reader (uncovered::attach); the destructor moves them back out.
+  void keep_uncovered_counts(bool with_not_served) noexcept {
+    uncovered::attach(std::span<summary_table::Uncovered, uncovered::kFunctions>(
+                          uncovered_, uncovered::kFunctions),
+                      with_not_served);
+  }
 
  private:
   void map(int fd);  // throws std::bad_alloc when mmap fails
@@ -129,6 +137,7 @@ class CallSummary {
   summary_table::Header* header_ = nullptr;  // in the mapping
   SummaryEntry* overflow_ = nullptr;          // in the mapping, kCollectives.size()
   SummaryEntry* entries_ = nullptr;           // in the mapping, capacity_
+  summary_table::Uncovered* uncovered_ = nullptr;  // in the mapping, uncovered::kFunctions
   // The algorithm name of entries_[i] (static storage: SummaryKey); reserved, never reallocated.
   std::vector<std::string_view> algorithm_of_;
   std::vector<std::uint32_t> slots_;  // index + 1 into entries_, 0: free; size a power of two

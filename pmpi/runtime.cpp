@@ -26,6 +26,7 @@
 #include "pmpi/endings.hpp"
 #include "pmpi/startup.hpp"
 #include "pmpi/text_gather.hpp"
+#include "pmpi/uncovered_counts.hpp"
 #include "selector/adapt.hpp"
 #include "selector/config.hpp"
 #include "selector/registry.hpp"
@@ -78,7 +79,28 @@ struct Served {
 struct Found {
   CommContext* context = nullptr;  // the communicator's context, if it has one
   bool bind = false;               // none yet: this call binds it
+  bool before_serving = false;     // before the serve_from_call-th call: native, counted
 };
+
+template <class Call>
+constexpr Collective kCollectiveOf = Collective::bcast;
+template <>
+constexpr Collective kCollectiveOf<ScatterCall> = Collective::scatter;
+template <>
+constexpr Collective kCollectiveOf<AlltoallCall> = Collective::alltoall;
+
+// Where a call run native before its communicator was served is counted (pmpi/uncovered_counts).
+constexpr uncovered::Id before_serving_id(Collective c) {
+  switch (c) {
+    case Collective::bcast:
+      return uncovered::Id::bcast_before_serving;
+    case Collective::scatter:
+      return uncovered::Id::scatter_before_serving;
+    case Collective::alltoall:
+      return uncovered::Id::alltoall_before_serving;
+  }
+  return uncovered::Id::bcast_before_serving;
+}
 
 // A communicator's first served call: its new context, and the state of the call's shape as the
 // binding's allreduce agreed it (nullptr: the call decides it in choose()).
@@ -138,7 +160,10 @@ struct Runtime::Impl {
     boot = start_up(comm, world_rank);
     models = boot.models();
     // From here on an exit without MPI_Finalize, MPI_Abort or a fatal signal still ends the log.
-    if (boot.log) install_endings(boot.log.get());
+    if (boot.log) {
+      install_endings(boot.log.get());
+      boot.log->keep_uncovered_counts(flavour::counts_uncovered());
+    }
     private_comms = std::make_unique<PrivateComms>(boot.config.max_private_comms, boot.tag_ub,
                                                    boot.placement_wanted,
                                                    boot.inject == InjectedFailure::bind);
@@ -148,8 +173,15 @@ struct Runtime::Impl {
   // What the communicator's attribute says: its context; or none while its calls are counted,
   // before the serve_from_call-th (the count is the same on every rank: each makes the same
   // collective calls on a communicator, in the same order); or that this call binds it.
-  // MPI_COMM_WORLD lives for the whole run and is served from its first call.
-  Found find(MPI_Comm comm) {
+  // MPI_COMM_WORLD lives for the whole run and is served from its first call, and so is a call
+  // whose collective has a forced algorithm: the user asked for that algorithm on every call, and
+  // the config is the same on every rank, so the rule is too.
+  bool forced(Collective coll) const {
+    const std::optional<std::string>& force = boot.config.policy.of(coll).force;
+    return force && *force != kNativeName;
+  }
+
+  Found find(MPI_Comm comm, Collective coll) {
     void* attribute = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, context_keyval, &attribute, &found);
@@ -157,9 +189,10 @@ struct Runtime::Impl {
     if (found && value == kNativeMarker) return {};
     if (found && (value & kCountTag) == 0) return {static_cast<CommContext*>(attribute), false};
     const std::uint64_t calls_before = value >> 1;
-    if (comm != MPI_COMM_WORLD && calls_before + 1 < boot.config.serve_from_call) {
+    if (comm != MPI_COMM_WORLD && calls_before + 1 < boot.config.serve_from_call &&
+        !forced(coll)) {
       PMPI_Comm_set_attr(comm, context_keyval, count_attribute(calls_before + 1));
-      return {};
+      return {nullptr, false, true};
     }
     return {nullptr, true};
   }
@@ -419,7 +452,16 @@ struct Runtime::Impl {
         PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
       return go_native();
     }
-    const Found found = find(comm);
+    const Found found = find(comm, kCollectiveOf<Call>);
+    if (found.before_serving) {
+      // Run by the MPI library, and counted, not traced: what a record would cost is what
+      // serve_from_call saves a communicator used once (docs/BENCHMARKS.md, "A new
+      // communicator's cost").
+      const double start = PMPI_Wtime();
+      const int rc = go_native();
+      uncovered::add(before_serving_id(kCollectiveOf<Call>), PMPI_Wtime() - start);
+      return rc;
+    }
     CommContext* ctx = found.context;
     // Set when this call pays a set-up (a new communicator or shape): logged apart from its time.
     std::optional<double> setup_start;
@@ -430,7 +472,7 @@ struct Runtime::Impl {
       ctx = first.context;
       state = first.state;
     }
-    // Before serve_from_call, or no context on this rank: native, not logged.
+    // No context on this rank (its allocation failed, so every rank runs native): not logged.
     if (ctx == nullptr) return go_native();
     const std::optional<Served<Call>> served = prepare(*ctx);
     if (!served) return go_native();
@@ -532,7 +574,11 @@ void Runtime::finalize(Ending how, int code) {
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
   write_learned();
   // What collsel did not serve (pmpi/uncovered.cpp), where this MPI's build counts it.
-  if (I.boot.log && flavour::counts_uncovered()) I.boot.log->add_uncovered(uncovered::snapshot());
+  // The counts of the calls before serve_from_call are kept by every build.
+  if (I.boot.log) {
+    I.boot.log->add_uncovered(uncovered::snapshot(flavour::counts_uncovered()),
+                              flavour::counts_uncovered());
+  }
   if (I.boot.log) I.boot.log->close(how, code);
 }
 

@@ -50,9 +50,11 @@ struct Config {
   // group's communicators run native. Each one held is a context id the program cannot use.
   int max_private_comms = 64;
   // [runtime] serve_from_call: a communicator other than MPI_COMM_WORLD is served from its k-th
-  // intercepted collective call; the calls before run native, unlogged, at the cost of a counter.
-  // k > 1 keeps short-lived communicators (a split per iteration) at native speed.
-  std::uint64_t serve_from_call = 1;
+  // intercepted collective call (from the first for a collective with a forced algorithm); the
+  // calls before run native and are counted (`uncovered` records), not traced. 2 by default:
+  // binding a communicator costs about a native 1-byte Bcast, which a communicator used once
+  // never earns back (docs/BENCHMARKS.md, "A new communicator's cost").
+  std::uint64_t serve_from_call = 2;
   Policy policy;
   AdaptSettings adapt;
 };

@@ -181,7 +181,7 @@ TEST(CallSummary, EachCallIsInTheTablesFileAsItIsCounted) {
   CallSummary t(8, path.string(), error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_EQ(t.path(), path.string());
-  EXPECT_EQ(std::filesystem::file_size(path), summary_table::file_bytes(8, kCollectives.size()));
+  EXPECT_EQ(std::filesystem::file_size(path), summary_table::file_bytes(8, kCollectives.size(), uncovered::kFunctions));
   ASSERT_TRUE(t.add(key(site(0x4000), 5, kBinomial), Rung::default_model, 5, 2e-6, 1e-6));
   ASSERT_TRUE(t.add(key(site(0x4000), 5, kBinomial), Rung::default_model, 5, 4e-6, 1e-6));
   std::string bytes;
@@ -189,7 +189,7 @@ TEST(CallSummary, EachCallIsInTheTablesFileAsItIsCounted) {
     std::ifstream in(path, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  ASSERT_EQ(bytes.size(), summary_table::file_bytes(8, kCollectives.size()));
+  ASSERT_EQ(bytes.size(), summary_table::file_bytes(8, kCollectives.size(), uncovered::kFunctions));
   summary_table::Header h;
   std::memcpy(&h, bytes.data(), sizeof h);
   EXPECT_EQ(h.magic, summary_table::kMagic);

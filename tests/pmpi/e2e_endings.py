@@ -19,6 +19,8 @@ a SIGSEGV on rank 1, or a SIGKILL to rank 1. The same program runs natively firs
   - every call site resolves: the module records (written at start) hold its innermost frame;
   - the last record says how the rank ended (none for a SIGKILL), and `collsel report` names
     the ending of every rank;
+  - the MPI_Barrier every rank completed is counted on every rank (the `uncovered` records, or
+    their counters recovered from the summary table file);
   - a signal handler the program installed before MPI_Init still runs (case handler).
 
   e2e_endings.py --case abort --program ./endings --ranks 3 --mpiexec mpiexec \\
@@ -157,9 +159,13 @@ def check_logged(args, work, mode, native, name, log_settings, traced):
         check_rank(rank, records, args.program, CALLS, traced)
         ending, code, _ = expected[rank]
         last = records[-1]
-        # The summary table's file: deleted by a clean ending, left by a signal or a SIGKILL.
+        # The summary table's file: deleted by a clean ending, left by a signal or a SIGKILL;
+        # unless the SIGKILL came while the rank was ending cleanly, between writing the table
+        # as records (the uncovered ones last) and the end record, when the file is gone and
+        # the records are whole (exit: the launcher kills the ranks still ending).
         table = run_dir(logdir) / f"rank-{rank:05d}.summary"
-        check(table.exists() == (ending in (None, "signal")),
+        closed = ending is None and any(r["type"] == "uncovered" for r in records)
+        check(table.exists() == (ending in (None, "signal")) or closed,
               f"{mode}: rank {rank} ended by {ending}: its summary table file "
               f"{'is' if table.exists() else 'is not'} there")
         if ending is None:
@@ -197,6 +203,14 @@ def check_logged(args, work, mode, native, name, log_settings, traced):
         check(e["summaries_recovered"] == recovered,
               f"{mode}: rank {rank} ended by {ending}: summaries_recovered is "
               f"{e['summaries_recovered']}")
+    # The counts of the collectives collsel does not serve: endings.c's MPI_Barrier after its
+    # calls, completed once by each rank that printed its line after it (the second never
+    # completes; a rank SIGKILLed before it returned from the first has none), written with the
+    # end record or, for a rank that could not write them, recovered from its summary table file.
+    barrier = [u for u in json.loads(report.stdout)["uncovered"] if u["function"] == "MPI_Barrier"]
+    check(len(barrier) == 1 and barrier[0]["calls"] == 1 and barrier[0]["ranks"] >= len(printed),
+          f"{mode}: the report's MPI_Barrier counts are {barrier}, expected 1 call on each of "
+          f"the {len(printed)} ranks that said they completed it")
     totals = json.loads(report.stdout)["totals"]
     bcast = sum(t["calls"] for t in totals if t["coll"] == "bcast")
     check(CALLS - 1 <= bcast <= CALLS,

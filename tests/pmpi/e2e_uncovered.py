@@ -5,7 +5,9 @@ every value) and are counted per rank in `uncovered` log records; `collsel repor
 the share of the collective time collsel served.
 
 The program is tests/pmpi/programs/uncovered.c: Allreduce, Alltoallv and Ibcast, then one Bcast
-(which collsel serves); it prints the counts it made ("UNCOVERED allreduce=7 ...").
+(which collsel serves), then Bcasts each on a new duplicate used once (run native before
+[runtime] serve_from_call, counted with reason "before_serving", not traced); it prints the counts
+it made ("UNCOVERED allreduce=7 ...").
 
   e2e_uncovered.py --case counts --program ./uncovered --ranks 3 --mpiexec mpiexec \\
       --shim libcollsel.so --collsel collsel
@@ -26,8 +28,10 @@ def case_counts(args, work):
     logdir = work / "logs"
     proc = e2e.run(args, e2e.base_env(logdir), work)
     e2e.program_verdict(proc)
-    made = re.search(r"UNCOVERED allreduce=(\d+) alltoallv=(\d+) ibcast=(\d+)", proc.stdout)
+    made = re.search(r"UNCOVERED allreduce=(\d+) alltoallv=(\d+) ibcast=(\d+) "
+                     r"before_serving=(\d+)", proc.stdout)
     check(made, f"the program printed no counts:\n{proc.stdout}")
+    before_serving = int(made.group(4))
     expected = {"MPI_Allreduce": int(made.group(1)), "MPI_Alltoallv": int(made.group(2)),
                 "MPI_Ibcast": int(made.group(3))}
     timing = {"MPI_Allreduce": "whole", "MPI_Alltoallv": "whole", "MPI_Ibcast": "initiation"}
@@ -37,7 +41,14 @@ def case_counts(args, work):
         records = e2e.records_of(f.read_text(), f.name)
         check(records[-1]["type"] == "end" and records[-1].get("uncovered_counted") is True,
               f"{f.name}: the end record does not say the uncovered calls were counted")
-        uncovered = {r["function"]: r for r in records if r["type"] == "uncovered"}
+        early = [r for r in records if r["type"] == "uncovered" and "reason" in r]
+        check(len(early) == 1 and early[0]["function"] == "MPI_Bcast"
+              and early[0]["reason"] == "before_serving" and early[0]["calls"] == before_serving
+              and early[0]["time_s"] > 0,
+              f"{f.name}: the Bcasts before serve_from_call are not counted "
+              f"{before_serving} times: {early}")
+        uncovered = {r["function"]: r for r in records
+                     if r["type"] == "uncovered" and "reason" not in r}
         # The program's MPI_Reduce of its verdict is counted too (on every rank).
         check(uncovered.get("MPI_Reduce", {}).get("calls") == 1,
               f"{f.name}: MPI_Reduce not counted once: {uncovered.get('MPI_Reduce')}")
@@ -53,13 +64,19 @@ def case_counts(args, work):
         check([c["coll"] for c in calls] == ["bcast"], f"{f.name}: call records {calls}")
 
     doc = e2e.collsel_report(args, logdir)
-    rows = {u["function"]: u for u in doc["uncovered"]}
+    rows = {u["function"]: u for u in doc["uncovered"] if not u["reason"]}
+    early = [u for u in doc["uncovered"] if u["reason"] == "before_serving"]
+    check(len(early) == 1 and early[0]["calls"] == before_serving
+          and early[0]["ranks"] == args.ranks, f"report's before_serving rows {early}")
     for name, n in expected.items():
         check(rows[name]["calls"] == n and rows[name]["ranks"] == args.ranks,
               f"report row {rows.get(name)}")
     cov = doc["coverage"]
     check(cov["counted"], "the report says the uncovered calls were not counted")
-    whole = sum(u["time_s"] for u in doc["uncovered"] if u["timing"] == "whole")
+    whole = sum(u["time_s"] for u in doc["uncovered"]
+                if u["timing"] == "whole" and not u["reason"])
+    check(e2e.close(cov["before_serving_s"], early[0]["time_s"]),
+          f"before_serving_s {cov['before_serving_s']} != {early[0]['time_s']}")
     check(e2e.close(cov["uncovered_s"], whole), f"uncovered_s {cov['uncovered_s']} != {whole}")
     served = sum(t["time_s"] for t in doc["totals"] if t["algorithm"] not in ("native", "*"))
     check(e2e.close(cov["served_s"], served), "served_s is not the served totals")
@@ -69,7 +86,8 @@ def case_counts(args, work):
     check(0 < share < 1, f"the share served is {share}: the program spent time in both")
     text = e2e.subprocess.run([args.collsel, "report", str(logdir)], capture_output=True,
                               text=True).stdout
-    check("collectives collsel does not serve" in text and "MPI_Alltoallv" in text,
+    check("collectives collsel does not serve" in text and "MPI_Alltoallv" in text
+          and "before [runtime] serve_from_call" in text,
           f"the text report lacks the section:\n{text}")
 
 

@@ -135,7 +135,7 @@ TEST(Config, MaxPrivateCommsFromTheEnvironment) {
   ASSERT_EQ(d.size(), 2u);
   EXPECT_NE(d[1].problem.find("COLLSEL_SERVE_FROM_CALL: '0' is not a count from 1 to"),
             std::string::npos);
-  EXPECT_EQ(c.serve_from_call, 1u);
+  EXPECT_EQ(c.serve_from_call, Config{}.serve_from_call);
 }
 
 TEST(Config, ReadsTheAdaptSection) {

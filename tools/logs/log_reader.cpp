@@ -490,6 +490,7 @@ class RankFileReader {
       return;
     }
     check_run(u.run, "uncovered", number);
+    uncovered_read_ = true;
     out.uncovered.push_back(std::move(u));
   }
 
@@ -538,8 +539,14 @@ class RankFileReader {
                              "collsel?)", n, kind));
     }
     const bool recovered = recover_summaries();
+    // A rank SIGKILLed while ending cleanly, after its summary records and before its end
+    // record (its table's file is already gone): the records it wrote are its summaries.
+    if (!end_calls_ && !recovered) end_summarised_ = summary_calls_;
     out.summaries.insert(out.summaries.end(), std::make_move_iterator(summaries_.begin()),
                          std::make_move_iterator(summaries_.end()));
+    out.uncovered.insert(out.uncovered.end(),
+                         std::make_move_iterator(recovered_uncovered_.begin()),
+                         std::make_move_iterator(recovered_uncovered_.end()));
     if (!end_calls_) {
       problem(0, "no 'end' record: the log was cut short (the process was killed by SIGKILL, "
                  "which runs no code, or its node failed); every record before the cut is read");
@@ -595,6 +602,7 @@ class RankFileReader {
                              table_path.string(), why));
       return false;
     }
+    recover_uncovered(*table);
     if (table->calls == 0) return false;  // nothing was summarised
     const Origin o = origin();
     for (SummaryRecord& r : table->summaries) {
@@ -609,6 +617,19 @@ class RankFileReader {
     // A signal's end record counted the table's calls as unwritten: they are not any more.
     end_unwritten_ = std::max<std::int64_t>(0, end_unwritten_ - table->calls);
     return true;
+  }
+
+  // The counts of the calls run without a record, from the table of a rank that wrote no
+  // `uncovered` records (they are written with the end record of a clean ending).
+  void recover_uncovered(SummaryTable& table) {
+    if (uncovered_read_ || (table.uncovered.empty() && !table.uncovered_counted)) return;
+    const Origin o = origin();
+    for (UncoveredRecord& r : table.uncovered) {
+      r.run = o.run;
+      r.world_rank = o.world_rank;
+      recovered_uncovered_.push_back(std::move(r));
+    }
+    end_uncovered_counted_ = table.uncovered_counted;
   }
 
   void problem(int line, std::string what) {
@@ -640,6 +661,8 @@ class RankFileReader {
   bool padded_ = false;
   StackTable stacks_;
   std::vector<SummaryRecord> summaries_;  // this file's, moved into the RunLog at finish()
+  bool uncovered_read_ = false;           // the file has `uncovered` records
+  std::vector<UncoveredRecord> recovered_uncovered_;  // from its table, moved at finish()
   std::int64_t call_records_ = 0;
   std::int64_t summary_calls_ = 0;  // calls counted by the summary records read
   std::vector<Module> modules_;
@@ -700,15 +723,17 @@ std::optional<SummaryTable> read_summary_table(const fs::path& path, std::string
     problem = "not a collsel summary table (wrong magic bytes)";
     return std::nullopt;
   }
-  if (h.version != st::kVersion || h.header_bytes != sizeof(st::Header) ||
-      h.entry_bytes != sizeof(st::Entry)) {
+  if (h.version < st::kOldestVersion || h.version > st::kVersion ||
+      h.header_bytes != sizeof(st::Header) || h.entry_bytes != sizeof(st::Entry)) {
     problem = fmt::format("format version {} with {}-byte header and {}-byte entries, but this "
-                          "collsel reads version {} ({} and {} bytes)",
-                          h.version, h.header_bytes, h.entry_bytes, st::kVersion,
-                          sizeof(st::Header), sizeof(st::Entry));
+                          "collsel reads versions {} to {} ({} and {} bytes)",
+                          h.version, h.header_bytes, h.entry_bytes, st::kOldestVersion,
+                          st::kVersion, sizeof(st::Header), sizeof(st::Entry));
     return std::nullopt;
   }
-  const std::uint64_t expected = st::file_bytes(h.capacity, h.overflow_entries);
+  if (h.version == 1) h.uncovered_entries = 0;  // then a reserved field
+  const std::uint64_t expected =
+      st::file_bytes(h.capacity, h.overflow_entries, h.uncovered_entries);
   if (bytes.size() != expected) {
     problem = fmt::format("{} bytes where its header says {} (truncated?)", bytes.size(),
                           expected);
@@ -784,6 +809,27 @@ std::optional<SummaryTable> read_summary_table(const fs::path& path, std::string
   }
   table.sampled_calls =
       static_cast<std::int64_t>(std::min<std::uint64_t>(h.sampled_calls, table.calls));
+  const std::size_t uncovered_at =
+      sizeof(st::Header) + (std::size_t{h.overflow_entries} + h.capacity) * sizeof(st::Entry);
+  for (std::uint32_t i = 0; i < h.uncovered_entries; ++i) {
+    st::Uncovered u;
+    std::memcpy(&u, bytes.data() + uncovered_at + i * sizeof(st::Uncovered), sizeof u);
+    if (u.counted == 0) continue;
+    if (u.timing > 1 || u.reason > 1 ||
+        u.calls > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      problem = fmt::format("uncovered entry {}: a field out of range", i);
+      return std::nullopt;
+    }
+    if (u.reason == 0) table.uncovered_counted = true;
+    if (u.calls == 0) continue;
+    UncoveredRecord r;
+    r.function = name(u.function);
+    r.timing = u.timing == 0 ? "whole" : "initiation";
+    r.reason = u.reason == 0 ? std::string() : std::string(schema::kReasonBeforeServing);
+    r.calls = static_cast<std::int64_t>(u.calls);
+    r.time_s = static_cast<double>(u.ns) * 1e-9;
+    table.uncovered.push_back(std::move(r));
+  }
   return table;
 }
 

@@ -129,6 +129,9 @@ struct UncoveredRecord {
   std::string timing;    // "whole" or "initiation" (non-blocking and persistent calls)
   std::int64_t calls = 0;
   double time_s = 0.0;   // this rank's time in those calls
+  // Empty: a collective collsel does not serve; "before_serving" (schema::kReasonBeforeServing):
+  // a served one called before its communicator's [runtime] serve_from_call-th call.
+  std::string reason;
 };
 
 // The summary table a rank's shim keeps in a file next to its log (rank-NNNNN.summary; layout:
@@ -142,6 +145,11 @@ struct SummaryTable {
   std::int64_t calls = 0;           // in the entries (the sum over `summaries`)
   std::int64_t overflow_calls = 0;  // of which in overflow entries
   std::int64_t sampled_calls = 0;   // summarised for being past [log] traces_per_site
+  // The counts of the calls run without a record (format version 2 on), as `uncovered` records
+  // (those with calls; run and world_rank left for the caller), and whether the shim counted the
+  // collectives it does not serve (else only the calls before serve_from_call are counted).
+  std::vector<UncoveredRecord> uncovered;
+  bool uncovered_counted = false;
 };
 
 // rank-NNNNN.summary for rank-NNNNN.jsonl.

@@ -387,8 +387,7 @@ std::string uncovered_table(const report::Report& r) {
   for (const auto& u : r.uncovered) {
     out += fmt::format("<tr><td><code>{}</code></td>{}{}{}<td>{}</td></tr>\n", esc(u.function),
                        num_cell(std::to_string(u.calls)), num_cell(format_duration(u.time_s)),
-                       num_cell(std::to_string(u.ranks)),
-                       u.timing == "whole" ? "whole call" : "initiation only, not in the share");
+                       num_cell(std::to_string(u.ranks)), report::uncovered_timing(u));
   }
   return out + std::string(kTableEnd);
 }

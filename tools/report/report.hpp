@@ -226,7 +226,12 @@ struct UncoveredRow {
   std::int64_t calls = 0;
   double time_s = 0.0;
   int ranks = 0;  // ranks that called it
+  // Empty: a collective collsel does not serve. "before_serving": Bcast, Scatter or Alltoall on
+  // communicators before their [runtime] serve_from_call-th call, run by the MPI library.
+  std::string reason;
 };
+// What an UncoveredRow's time covers, in words: the text and HTML reports' "timing" column.
+std::string_view uncovered_timing(const UncoveredRow& u);
 
 // The share of the measured collective time collsel served: its algorithms' time (the totals) over
 // that plus the intercepted calls left to the MPI library plus the "whole" uncovered time. The
@@ -236,6 +241,9 @@ struct Coverage {
   bool counted = false;        // every rank's shim counted the uncovered calls (the `end` record)
   double served_s = 0.0;       // totals of the registered algorithms
   double native_s = 0.0;       // totals of "native" (and "*": overflow entries, algorithm unknown)
+  // Of native_s: the calls before a communicator's [runtime] serve_from_call-th call (counted by
+  // the shim, not traced; their largest per-rank time)
+  double before_serving_s = 0.0;
   double uncovered_s = 0.0;    // the "whole" uncovered rows
   double initiation_s = 0.0;   // the "initiation" rows, not in the share
   double served_share = 0.0;   // NaN when not counted or no time was seen

@@ -188,7 +188,7 @@ json estimate_json(const EstimateRow& e) {
 
 json uncovered_json(const UncoveredRow& u) {
   return {{"function", u.function}, {"timing", u.timing}, {"calls", u.calls},
-          {"time_s", u.time_s},     {"ranks", u.ranks}};
+          {"time_s", u.time_s},     {"ranks", u.ranks},   {"reason", u.reason}};
 }
 
 json ending_json(const RankEnding& e) {
@@ -203,6 +203,7 @@ json coverage_json(const Coverage& c) {
   return {{"counted", c.counted},
           {"served_s", c.served_s},
           {"native_s", c.native_s},
+          {"before_serving_s", c.before_serving_s},
           {"uncovered_s", c.uncovered_s},
           {"initiation_s", c.initiation_s},
           {"served_share", number_or_null(c.served_share)}};
@@ -409,6 +410,11 @@ std::string text_uncovered(const Report& r) {
       "  served by collsel's algorithms:          {}\n"
       "  intercepted, run by the MPI library:     {}\n",
       common::format_duration(c.served_s), common::format_duration(c.native_s));
+  if (c.before_serving_s > 0.0) {
+    out += fmt::format(
+        "    of which before [runtime] serve_from_call: {} (counted, not traced)\n",
+        common::format_duration(c.before_serving_s));
+  }
   if (!c.counted) {
     return out + "  collectives collsel does not serve:      not counted (a shim that does not "
                  "count them:\n  an older collsel or the SMPI build), so the share is unknown\n";
@@ -416,14 +422,16 @@ std::string text_uncovered(const Report& r) {
   out += fmt::format("  collectives collsel does not serve:      {}\n  share served:  {}\n",
                      common::format_duration(c.uncovered_s),
                      common::format_percent(c.served_share));
-  if (r.uncovered.empty()) return out + "  (no collective collsel does not serve was called)\n";
+  if (std::none_of(r.uncovered.begin(), r.uncovered.end(),
+                   [](const UncoveredRow& u) { return u.reason.empty(); })) {
+    out += "  (no collective collsel does not serve was called)\n";
+    if (r.uncovered.empty()) return out;
+  }
   common::TextTable table({"function", "calls", "time", "ranks", "timing"},
                          {A::left, A::right, A::right, A::right, A::left});
   for (const UncoveredRow& u : r.uncovered) {
     table.add_row({u.function, std::to_string(u.calls), common::format_duration(u.time_s),
-                   std::to_string(u.ranks),
-                   u.timing == "whole" ? std::string("whole call")
-                                       : std::string("initiation only, not in the share")});
+                   std::to_string(u.ranks), std::string(uncovered_timing(u))});
   }
   return out + table.render("  ") +
          "  initiation only: a non-blocking or persistent call's start; its completion, inside\n"

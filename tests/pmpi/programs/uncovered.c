@@ -1,13 +1,16 @@
 /* Calls collectives collsel does not serve, and checks every value they deliver: with the
    pass-through wrappers preloaded the results must be what MPI computes. N_ALLREDUCE Allreduces of
    one int, N_ALLTOALLV Alltoallvs (rank r sends r + 1 ints to each peer), N_IBCAST Ibcasts from
-   rank 0, completed by MPI_Wait; one MPI_Bcast, which collsel serves. Prints the E2E verdict line
-   of tests/pmpi/e2e.py and "UNCOVERED allreduce=.. alltoallv=.. ibcast=.." with the call counts. */
+   rank 0, completed by MPI_Wait; one MPI_Bcast, which collsel serves; then N_BEFORE_SERVING
+   Bcasts, each on a new duplicate of MPI_COMM_WORLD used once, which collsel leaves to MPI before
+   the communicator's [runtime] serve_from_call-th call (2 by default) and counts. Prints the E2E
+   verdict line of tests/pmpi/e2e.py and "UNCOVERED allreduce=.. alltoallv=.. ibcast=..
+   before_serving=.." with the call counts. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { N_ALLREDUCE = 7, N_ALLTOALLV = 5, N_IBCAST = 3 };
+enum { N_ALLREDUCE = 7, N_ALLTOALLV = 5, N_IBCAST = 3, N_BEFORE_SERVING = 4 };
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -62,6 +65,14 @@ int main(int argc, char** argv) {
   MPI_Bcast(&token, 1, MPI_INT, 0, MPI_COMM_WORLD);
   errors += token != 42;
   ++calls;
+  for (int i = 0; i < N_BEFORE_SERVING; ++i) {
+    MPI_Comm once;
+    MPI_Comm_dup(MPI_COMM_WORLD, &once);
+    int value = rank == 0 ? 100 + i : 0;
+    MPI_Bcast(&value, 1, MPI_INT, 0, once);
+    errors += value != 100 + i;
+    MPI_Comm_free(&once);
+  }
 
   free(sendcounts);
   free(recvcounts);
@@ -73,7 +84,8 @@ int main(int argc, char** argv) {
   MPI_Reduce(&errors, &all_errors, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     printf("E2E calls=%ld errors=%ld colls=bcast\n", calls, all_errors);
-    printf("UNCOVERED allreduce=%d alltoallv=%d ibcast=%d\n", N_ALLREDUCE, N_ALLTOALLV, N_IBCAST);
+    printf("UNCOVERED allreduce=%d alltoallv=%d ibcast=%d before_serving=%d\n", N_ALLREDUCE,
+           N_ALLTOALLV, N_IBCAST, N_BEFORE_SERVING);
   }
   MPI_Finalize();
   return all_errors == 0 ? 0 : 1;

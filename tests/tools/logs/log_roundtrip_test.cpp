@@ -76,8 +76,12 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   other.coll = Collective::scatter;
   other.algorithm = "scatter.flat";
   log.add(other);  // the table is full: the scatter overflow entry
-  log.add_uncovered({{"MPI_Alltoallv", pmpi::uncovered::Timing::whole, 5, 1.5e-3},
-                     {"MPI_Ibcast", pmpi::uncovered::Timing::initiation, 3, 2.5e-6}});
+  using pmpi::uncovered::Reason;
+  using pmpi::uncovered::Timing;
+  log.add_uncovered({{"MPI_Alltoallv", Timing::whole, Reason::not_served, 5, 1.5e-3},
+                     {"MPI_Ibcast", Timing::initiation, Reason::not_served, 3, 2.5e-6},
+                     {"MPI_Bcast", Timing::whole, Reason::before_serving, 7, 4.5e-5}},
+                    true);
   log.close(pmpi::Ending::abort, 3);
 
   const logs::RunLog read = logs::read_run_dir(run_dir);
@@ -167,7 +171,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   }
 
   // uncovered
-  ASSERT_EQ(read.uncovered.size(), 2u);
+  ASSERT_EQ(read.uncovered.size(), 3u);
   const logs::UncoveredRecord& u = read.uncovered[0];
   EXPECT_EQ(u.run, "run-7");
   EXPECT_EQ(u.world_rank, 3);
@@ -177,6 +181,10 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   EXPECT_DOUBLE_EQ(u.time_s, 1.5e-3);
   EXPECT_EQ(read.uncovered[1].function, "MPI_Ibcast");
   EXPECT_EQ(read.uncovered[1].timing, "initiation");
+  EXPECT_EQ(read.uncovered[1].reason, "");
+  EXPECT_EQ(read.uncovered[2].function, "MPI_Bcast");
+  EXPECT_EQ(read.uncovered[2].reason, logs::schema::kReasonBeforeServing);
+  EXPECT_EQ(read.uncovered[2].calls, 7);
 
   // end
   EXPECT_TRUE(h.uncovered_counted);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -64,6 +65,11 @@ void log_in_child(const fs::path& run_dir, End how) {
     std::string error;
     pmpi::CallLog log((run_dir / "rank-00000.jsonl").string(), info(kTraces), 64, error);
     if (!error.empty()) _exit(3);
+    // The counts of calls run without a record live in the table's file too (issue 20).
+    pmpi::uncovered::reset();
+    log.keep_uncovered_counts(true);
+    for (int i = 0; i < 3; ++i) pmpi::uncovered::add(pmpi::uncovered::Id::allreduce, 1e-3);
+    pmpi::uncovered::add(pmpi::uncovered::Id::bcast_before_serving, 2e-6);
     for (int i = 0; i < kCalls; ++i) log.add(call(i));
     if (how == End::kill) raise(SIGKILL);
     if (how == End::signal) {
@@ -71,6 +77,7 @@ void log_in_child(const fs::path& run_dir, End how) {
       signal(SIGSEGV, SIG_DFL);
       raise(SIGSEGV);
     }
+    log.add_uncovered(pmpi::uncovered::snapshot(true), true);
     log.close();
     _exit(0);
   }
@@ -81,6 +88,24 @@ void log_in_child(const fs::path& run_dir, End how) {
   } else {
     ASSERT_TRUE(WIFSIGNALED(status)) << status;
   }
+}
+
+// A run folder in `dir` holding the log of a child that ended as `how`.
+fs::path logged_run(const testing::TempDir& dir, End how) {
+  const fs::path run_dir = dir.path() / "run-5";
+  fs::create_directories(run_dir);
+  log_in_child(run_dir, how);
+  return run_dir;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
 }
 
 std::int64_t summarised(const logs::RunLog& log) {
@@ -102,7 +127,7 @@ TEST(SummaryTable, AKilledRanksTableReadsBackAsTheRecordsACleanEndingWrites) {
   EXPECT_FALSE(fs::exists(clean / "rank-00000.summary"));  // a clean ending deletes it
   EXPECT_TRUE(fs::exists(killed / "rank-00000.summary"));
   EXPECT_EQ(fs::file_size(killed / "rank-00000.summary"),
-            summary_table::file_bytes(64, kCollectives.size()));
+            summary_table::file_bytes(64, kCollectives.size(), pmpi::uncovered::kFunctions));
 
   const logs::RunLog want = logs::read_run_dir(clean);
   const logs::RunLog got = logs::read_run_dir(killed);
@@ -151,15 +176,50 @@ TEST(SummaryTable, AKilledRanksTableReadsBackAsTheRecordsACleanEndingWrites) {
     EXPECT_EQ(g.predicted_min_s, w.predicted_min_s);
     EXPECT_EQ(g.predicted_max_s, w.predicted_max_s);
   }
+
+  // The uncovered counts: what the clean ending wrote as records, the killed rank's table holds.
+  EXPECT_TRUE(h.uncovered_counted);
+  ASSERT_EQ(want.uncovered.size(), 2u);
+  ASSERT_EQ(got.uncovered.size(), want.uncovered.size());
+  for (std::size_t i = 0; i < want.uncovered.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(got.uncovered[i].run, "run-5");
+    EXPECT_EQ(got.uncovered[i].function, want.uncovered[i].function);
+    EXPECT_EQ(got.uncovered[i].timing, want.uncovered[i].timing);
+    EXPECT_EQ(got.uncovered[i].reason, want.uncovered[i].reason);
+    EXPECT_EQ(got.uncovered[i].calls, want.uncovered[i].calls);
+    EXPECT_NEAR(got.uncovered[i].time_s, want.uncovered[i].time_s, 1e-9);
+  }
+  EXPECT_EQ(got.uncovered[0].function, "MPI_Allreduce");
+  EXPECT_EQ(got.uncovered[0].calls, 3);
+  EXPECT_EQ(got.uncovered[1].reason, "before_serving");
+}
+
+// A rank SIGKILLed while ending cleanly, after its summary and uncovered records but before its
+// end record, has deleted its table's file: the records it wrote are read as its summaries.
+TEST(SummaryTable, ARankKilledJustBeforeItsEndRecordKeepsItsSummaryRecords) {
+  testing::TempDir dir("summary-table-before-end");
+  const fs::path run_dir = logged_run(dir, End::close);
+  const fs::path log = run_dir / "rank-00000.jsonl";
+  const std::string text = read_file(log);
+  const std::size_t end = text.rfind("{\"v\":2,\"type\":\"end\"");
+  ASSERT_NE(end, std::string::npos);
+  write_file(log, text.substr(0, end));
+  const logs::RunLog got = logs::read_run_dir(run_dir);
+  ASSERT_EQ(got.ranks.size(), 1u);
+  const logs::RunHeader& h = got.ranks[0];
+  EXPECT_TRUE(h.ending.empty());
+  EXPECT_FALSE(h.summaries_recovered);
+  EXPECT_EQ(h.summarised_calls, kCalls - 5 * static_cast<std::int64_t>(kTraces));
+  EXPECT_EQ(h.summarised_calls, summarised(got));
+  EXPECT_EQ(got.uncovered.size(), 2u);  // the records, not the (deleted) table
 }
 
 // A fatal signal's handler writes only the end record (it cannot format the summaries): the table
 // is recovered, and the calls the end record counted as unwritten are not any more.
 TEST(SummaryTable, ASignalledRanksTableIsRecovered) {
   testing::TempDir dir("summary-table-signal");
-  const fs::path run_dir = dir.path() / "run-5";
-  fs::create_directories(run_dir);
-  log_in_child(run_dir, End::signal);
+  const fs::path run_dir = logged_run(dir, End::signal);
   const logs::RunLog got = logs::read_run_dir(run_dir);
   EXPECT_TRUE(got.problems.empty()) << got.problems.front();
   ASSERT_EQ(got.ranks.size(), 1u);
@@ -170,6 +230,8 @@ TEST(SummaryTable, ASignalledRanksTableIsRecovered) {
   EXPECT_EQ(h.unwritten_calls, 0);
   EXPECT_EQ(static_cast<std::int64_t>(got.calls.size()) + summarised(got), kCalls);
   EXPECT_EQ(h.summarised_calls, summarised(got));
+  EXPECT_TRUE(h.uncovered_counted);  // the handler wrote no uncovered records: from the table
+  EXPECT_EQ(got.uncovered.size(), 2u);
 }
 
 // The table's keys past its capacity go to the overflow entries, in the file too.
@@ -206,20 +268,11 @@ TEST(SummaryTable, OverflowEntriesAndNamesReadBack) {
 // and the rank's other records still read.
 TEST(SummaryTable, ADamagedTableGivesOneProblemNeverACrash) {
   testing::TempDir dir("summary-table-damaged");
-  const fs::path run_dir = dir.path() / "run-5";
-  fs::create_directories(run_dir);
-  log_in_child(run_dir, End::kill);
+  const fs::path run_dir = logged_run(dir, End::kill);
   const fs::path table = run_dir / "rank-00000.summary";
-  std::string bytes;
-  {
-    std::ifstream in(table, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const std::string bytes = read_file(table);
   const auto damaged = [&](const std::string& content, std::string_view expected) {
-    {
-      std::ofstream out(table, std::ios::binary | std::ios::trunc);
-      out << content;
-    }
+    write_file(table, content);
     const logs::RunLog got = logs::read_run_dir(run_dir);
     ASSERT_EQ(got.problems.size(), 2u) << expected;  // the table, and the missing end record
     EXPECT_NE(got.problems[0].find("rank-00000.summary cannot be read"), std::string::npos)
@@ -243,6 +296,20 @@ TEST(SummaryTable, ADamagedTableGivesOneProblemNeverACrash) {
             kCollectives.size() * sizeof(summary_table::Entry) +
             offsetof(summary_table::Entry, coll)] = 100;
   damaged(bad_entry, "entry");
+
+  // Version 1 (no uncovered counters; the field was reserved, 0) still reads.
+  std::string version1 = bytes.substr(
+      0, bytes.size() - pmpi::uncovered::kFunctions * sizeof(summary_table::Uncovered));
+  version1[8] = 1;
+  const std::uint32_t none = 0;
+  std::memcpy(version1.data() + offsetof(summary_table::Header, uncovered_entries), &none,
+              sizeof none);
+  write_file(table, version1);
+  const logs::RunLog got = logs::read_run_dir(run_dir);
+  ASSERT_EQ(got.problems.size(), 1u) << got.problems.front();  // the missing end record
+  EXPECT_TRUE(got.ranks.at(0).summaries_recovered);
+  EXPECT_TRUE(got.uncovered.empty());
+  EXPECT_FALSE(got.ranks.at(0).uncovered_counted);
 }
 
 // A table file that cannot be created says why, and the table still works in memory.
