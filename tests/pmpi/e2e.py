@@ -69,6 +69,24 @@ def program_verdict(proc):
     return int(match.group(1))
 
 
+def first_calls(proc):
+    """Of the program's calls, those that were the first on a communicator other than
+    MPI_COMM_WORLD ("E2E first_calls=F"; 0 if unsaid): under the default [runtime]
+    serve_from_call = 2 they run native and are counted in `uncovered` records, not traced."""
+    match = re.search(r"E2E first_calls=(\d+)", proc.stdout)
+    return int(match.group(1)) if match else 0
+
+
+def uncovered_before_serving(logdir):
+    """{world_rank: calls} of the `uncovered` records with reason "before_serving"."""
+    out = {}
+    for f in pathlib.Path(logdir).glob("*/rank-*.jsonl"):
+        for r in records_of(f.read_text(), f.name):
+            if r["type"] == "uncovered" and r.get("reason") == "before_serving":
+                out[r["world_rank"]] = out.get(r["world_rank"], 0) + r["calls"]
+    return out
+
+
 def program_collectives(proc):
     """The collectives the program says it called ("colls=a,b"); Bcast and Scatter if unsaid."""
     match = re.search(r"E2E calls=\d+ errors=\d+ colls=([a-z,]+)", proc.stdout)
@@ -169,11 +187,17 @@ def case_intercept(args, work):
     """The program is intercepted: one record per call and rank, every collective served."""
     logdir = work / "logs"
     proc = run(args, base_env(logdir), work)
-    calls_per_rank = program_verdict(proc)
+    first = first_calls(proc)
+    calls_per_rank = program_verdict(proc) - first
     check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
     calls = read_logs(logdir, args.ranks)
     check(len(calls) == calls_per_rank * args.ranks,
-          f"{len(calls)} call records for {calls_per_rank} calls x {args.ranks} ranks")
+          f"{len(calls)} call records for {calls_per_rank} traced calls x {args.ranks} ranks")
+    # The first calls on new communicators: counted on every rank, not traced.
+    if first:
+        counted = uncovered_before_serving(logdir)
+        check(counted == {r: first for r in range(args.ranks)},
+              f"before-serving counts {counted}, the program made {first} such calls per rank")
     # The run record names the MPI the shim was built for: the report prices that library's
     # default collectives as the native baseline.
     for f in logdir.glob("*/rank-*.jsonl"):
@@ -540,9 +564,12 @@ def case_report(args, work):
     check(args.collsel, "--collsel is required for this case")
     logdir = work / "logs"
     proc = run(args, base_env(logdir), work)
-    calls_per_rank = program_verdict(proc)
+    first = first_calls(proc)  # counted, not traced (serve_from_call): in the coverage only
+    calls_per_rank = program_verdict(proc) - first
     collectives = program_collectives(proc)
     doc = collsel_report(args, logdir)
+    check((doc["coverage"]["before_serving_s"] > 0) == (first > 0),
+          f"before_serving_s {doc['coverage']['before_serving_s']} for {first} first calls")
     check(doc["world_size"] == args.ranks, f"world_size {doc['world_size']}")
     check(doc["calls"] == calls_per_rank, f"report counts {doc['calls']} calls, program made "
                                           f"{calls_per_rank} per rank")
