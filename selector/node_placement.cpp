@@ -1,5 +1,6 @@
 #include "selector/node_placement.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -17,6 +18,29 @@ bool all_ok(bool ok, MPI_Comm comm) {
 
 }  // namespace
 
+void allgather_blocks(const void* mine, int width, void* all, void* scratch, MPI_Comm comm,
+                      int tag) {
+  if (width <= 0) return;
+  int size = 1, rank = 0;
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  const auto at = [&](int i) {
+    return static_cast<std::size_t>(i) * static_cast<std::size_t>(width);
+  };
+  // Bruck: `rotated` holds the blocks of ranks rank, rank + 1, ... (mod size) in that order; after
+  // the round of distance d, the first min(2d, size) of them.
+  auto* rotated = static_cast<char*>(scratch);
+  std::memcpy(rotated, mine, at(1));
+  for (int d = 1; d < size; d *= 2) {
+    const int count = std::min(d, size - d);
+    PMPI_Sendrecv(rotated, count * width, MPI_BYTE, (rank - d + size) % size, tag,
+                  rotated + at(d), count * width, MPI_BYTE, (rank + d) % size, tag, comm,
+                  MPI_STATUS_IGNORE);
+  }
+  auto* out = static_cast<char*>(all);
+  for (int i = 0; i < size; ++i) std::memcpy(out + at((rank + i) % size), rotated + at(i), at(1));
+}
+
 std::optional<models::contention::Placement> gather_node_placement(MPI_Comm comm) {
   int size = 1;
   PMPI_Comm_size(comm, &size);
@@ -30,16 +54,18 @@ std::optional<models::contention::Placement> gather_node_placement(MPI_Comm comm
   // collective (which a rank gone would leave the others waiting in) and before anyone uses a
   // placement (which one rank without it would decide differently with).
   std::vector<char> all;
+  std::vector<char> scratch;  // allgather_blocks' own buffer, reserved before the agreement
   std::vector<std::string> names;
   bool ok = true;
   try {
     all.resize(static_cast<std::size_t>(size) * static_cast<std::size_t>(width));
+    scratch.resize(all.size());
     names.reserve(static_cast<std::size_t>(size));
   } catch (const std::exception&) {
     ok = false;
   }
   if (!all_ok(ok, comm)) return std::nullopt;
-  if (width > 0) PMPI_Allgather(name, width, MPI_CHAR, all.data(), width, MPI_CHAR, comm);
+  allgather_blocks(name, width, all.data(), scratch.data(), comm);
   std::optional<models::contention::Placement> placement;
   try {
     for (int r = 0; r < size; ++r) {
