@@ -89,6 +89,12 @@ def case_counts(args, work):
     check("collectives collsel does not serve" in text and "MPI_Alltoallv" in text
           and "before [runtime] serve_from_call" in text,
           f"the text report lacks the section:\n{text}")
+    html_dir = work / "html"
+    e2e.subprocess.run([args.collsel, "report", str(logdir), "--html", str(html_dir)],
+                       capture_output=True, text=True)
+    page = (html_dir / "index.html").read_text() if (html_dir / "index.html").exists() else ""
+    check("before [runtime] serve_from_call" in page and "MPI_Alltoallv" in page,
+          "the HTML report lacks the calls before serve_from_call or the uncovered table")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -374,8 +374,12 @@ std::string uncovered_table(const report::Report& r) {
   const report::Coverage& c = r.coverage;
   std::string out = fmt::format(
       "<p>Served by collsel's algorithms: {}; Bcast, Scatter and Alltoall calls run by the MPI "
-      "library: {}; collectives collsel does not serve: {}.</p>\n",
+      "library: {}{}; collectives collsel does not serve: {}.</p>\n",
       esc(format_duration(c.served_s)), esc(format_duration(c.native_s)),
+      c.before_serving_s > 0.0
+          ? fmt::format(" (of which before [runtime] serve_from_call, counted, not traced: {})",
+                        esc(format_duration(c.before_serving_s)))
+          : std::string(),
       c.counted ? esc(format_duration(c.uncovered_s)) : "not counted");
   if (!c.counted || r.uncovered.empty()) {
     return out + empty_note(c.counted ? "No collective collsel does not serve was called."
