@@ -176,11 +176,6 @@ struct Runtime::Impl {
   // MPI_COMM_WORLD lives for the whole run and is served from its first call, and so is a call
   // whose collective has a forced algorithm: the user asked for that algorithm on every call, and
   // the config is the same on every rank, so the rule is too.
-  bool forced(Collective coll) const {
-    const std::optional<std::string>& force = boot.config.policy.of(coll).force;
-    return force && *force != kNativeName;
-  }
-
   Found find(MPI_Comm comm, Collective coll) {
     void* attribute = nullptr;
     int found = 0;
@@ -190,7 +185,7 @@ struct Runtime::Impl {
     if (found && (value & kCountTag) == 0) return {static_cast<CommContext*>(attribute), false};
     const std::uint64_t calls_before = value >> 1;
     if (comm != MPI_COMM_WORLD && calls_before + 1 < boot.config.serve_from_call &&
-        !forced(coll)) {
+        !boot.config.policy.of(coll).forces_algorithm()) {
       PMPI_Comm_set_attr(comm, context_keyval, count_attribute(calls_before + 1));
       return {nullptr, false, true};
     }

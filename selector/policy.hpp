@@ -16,6 +16,9 @@ inline constexpr std::string_view kNativeName = "native";
 struct CollectivePolicy {
   bool enabled = true;
   std::optional<std::string> force;  // a registered algorithm name or "native"
+
+  // An algorithm of collsel's is forced (not "native"): served on every call of this collective.
+  [[nodiscard]] bool forces_algorithm() const { return force && *force != kNativeName; }
 };
 
 struct Policy {
