@@ -69,6 +69,14 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 160);
 
+// Uncovered::timing: the time covers the whole call, or a non-blocking or persistent call's start.
+inline constexpr std::uint8_t kTimingWhole = 0;
+inline constexpr std::uint8_t kTimingInitiation = 1;
+// Uncovered::reason: a collective collsel does not serve, or one it serves called before the
+// communicator's serve_from_call-th call.
+inline constexpr std::uint8_t kReasonNotServed = 0;
+inline constexpr std::uint8_t kReasonBeforeServing = 1;
+
 // One counter of pmpi/uncovered_counts.hpp: a function's calls that collsel ran without a record
 // (not served, or before a communicator's serve_from_call-th call), updated in place by relaxed
 // atomic adds (std::atomic_ref) on every such call.
@@ -76,8 +84,8 @@ struct Uncovered {
   std::uint64_t calls = 0;
   std::uint64_t ns = 0;  // their time, nanoseconds
   Name function{};       // "MPI_Allreduce", ...
-  std::uint8_t timing = 0;   // 0: the whole call; 1: a non-blocking or persistent call's start
-  std::uint8_t reason = 0;   // 0: not served; 1: before the communicator's serve_from_call-th call
+  std::uint8_t timing = 0;   // kTimingWhole or kTimingInitiation
+  std::uint8_t reason = 0;   // kReasonNotServed or kReasonBeforeServing
   std::uint8_t counted = 0;  // 1: this build counts it (the MPICH shim counts every function)
   std::array<std::uint8_t, 5> reserved{};
 };
@@ -103,11 +111,15 @@ struct Header {
   std::array<Name, kMaxAlgorithms> algorithms{};
 };
 
+// Where the Uncovered counters start: after the header and every Entry.
+constexpr std::uint64_t uncovered_offset(std::uint64_t capacity, std::uint64_t overflow_entries) {
+  return sizeof(Header) + (capacity + overflow_entries) * sizeof(Entry);
+}
+
 // Bytes of the file of a table with these entries.
 constexpr std::uint64_t file_bytes(std::uint64_t capacity, std::uint64_t overflow_entries,
                                    std::uint64_t uncovered_entries) {
-  return sizeof(Header) + (capacity + overflow_entries) * sizeof(Entry) +
-         uncovered_entries * sizeof(Uncovered);
+  return uncovered_offset(capacity, overflow_entries) + uncovered_entries * sizeof(Uncovered);
 }
 
 }  // namespace collsel::summary_table

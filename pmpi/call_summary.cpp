@@ -152,7 +152,8 @@ void CallSummary::init() {
   }
   for (std::uint32_t i = 0; i < capacity_; ++i) std::construct_at(entries_ + i);
   header_->uncovered_entries = static_cast<std::uint32_t>(uncovered::kFunctions);
-  uncovered_ = reinterpret_cast<summary_table::Uncovered*>(entries_ + capacity_);
+  uncovered_ = reinterpret_cast<summary_table::Uncovered*>(
+      base + summary_table::uncovered_offset(capacity_, kCollectives.size()));
   for (std::size_t i = 0; i < uncovered::kFunctions; ++i) std::construct_at(uncovered_ + i);
   algorithm_of_.reserve(capacity_);
   // At most half the slots are ever used, so a probe run stays short and always ends at a free

@@ -67,8 +67,10 @@ void attach(std::span<Uncovered, kFunctions> cells, bool with_not_served) noexce
     Uncovered& c = cells[i];
     const std::size_t n = std::min(f.name.size(), c.function.size() - 1);
     std::copy_n(f.name.begin(), n, c.function.begin());
-    c.timing = f.timing == Timing::whole ? 0 : 1;
-    c.reason = f.reason == Reason::not_served ? 0 : 1;
+    c.timing = f.timing == Timing::whole ? summary_table::kTimingWhole
+                                         : summary_table::kTimingInitiation;
+    c.reason = f.reason == Reason::not_served ? summary_table::kReasonNotServed
+                                              : summary_table::kReasonBeforeServing;
     c.counted = with_not_served || f.reason == Reason::before_serving ? 1 : 0;
   }
   move_counts(g_cells.load(std::memory_order_acquire), cells.data());

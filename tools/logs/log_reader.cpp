@@ -809,23 +809,23 @@ std::optional<SummaryTable> read_summary_table(const fs::path& path, std::string
   }
   table.sampled_calls =
       static_cast<std::int64_t>(std::min<std::uint64_t>(h.sampled_calls, table.calls));
-  const std::size_t uncovered_at =
-      sizeof(st::Header) + (std::size_t{h.overflow_entries} + h.capacity) * sizeof(st::Entry);
+  const std::uint64_t uncovered_at = st::uncovered_offset(h.capacity, h.overflow_entries);
   for (std::uint32_t i = 0; i < h.uncovered_entries; ++i) {
     st::Uncovered u;
     std::memcpy(&u, bytes.data() + uncovered_at + i * sizeof(st::Uncovered), sizeof u);
     if (u.counted == 0) continue;
-    if (u.timing > 1 || u.reason > 1 ||
+    if (u.timing > st::kTimingInitiation || u.reason > st::kReasonBeforeServing ||
         u.calls > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
       problem = fmt::format("uncovered entry {}: a field out of range", i);
       return std::nullopt;
     }
-    if (u.reason == 0) table.uncovered_counted = true;
+    if (u.reason == st::kReasonNotServed) table.uncovered_counted = true;
     if (u.calls == 0) continue;
     UncoveredRecord r;
     r.function = name(u.function);
-    r.timing = u.timing == 0 ? "whole" : "initiation";
-    r.reason = u.reason == 0 ? std::string() : std::string(schema::kReasonBeforeServing);
+    r.timing = u.timing == st::kTimingWhole ? "whole" : "initiation";
+    r.reason = u.reason == st::kReasonNotServed ? std::string()
+                                                : std::string(schema::kReasonBeforeServing);
     r.calls = static_cast<std::int64_t>(u.calls);
     r.time_s = static_cast<double>(u.ns) * 1e-9;
     table.uncovered.push_back(std::move(r));
