@@ -37,9 +37,14 @@ struct Communication {
   double bytes = 0.0;
   double start_s = 0.0;     // earliest start
   std::vector<int> after;   // indices of communications that must complete before this starts
-  double after_delay_s = 0.0;  // added to the completion of the last of `after`
-  // Time from the end of the transfer until dependants see it complete (latency, receive
-  // overhead): a dependant starts at max over `after` of (end + tail) + after_delay_s.
+  // Indices of communications this one follows without their tail: the same sender's earlier
+  // sends, complete for the sender when their transfer ends (the receiver sees them tail_s
+  // later, the sender does not wait for that).
+  std::vector<int> after_sent;
+  double after_delay_s = 0.0;  // added to the completion of the last of `after`, `after_sent`
+  // Time from the end of the transfer until dependants in `after` see it complete (latency,
+  // receive overhead): a dependant starts at max(over `after` of end + tail, over `after_sent`
+  // of end) + after_delay_s.
   double tail_s = 0.0;
 };
 

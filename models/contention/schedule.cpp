@@ -4,11 +4,19 @@
 //
 // Timing of one message k of m bytes from rank s to rank d (pLogP, seed 001 section 2; alone it
 // costs g(m) + L, as in seed 001's formulas):
-//   posted   = max(0, g(m) - alpha m) after the last of its dependencies is seen complete (the
+//   posted   = max(0, g(m) - alpha m) after the last of its dependencies is complete (the
 //              per-message software cost, also within a node);
 //   transfer = m alpha rho over the network, rho from the penalty rule at every step, or
 //              m x intra_alpha when s and d share a node (no contention: outside the graph);
 //   seen     = transfer end + L: by the receiver, and by every message that depends on k.
+// A dependency on one of s's own earlier sends is complete at that send's transfer end, without
+// L: a sender does not wait for its receiver to see the data (seed 001's flat tree charges
+// (P-1) g(m) + L, not (P-1)(g(m) + L)). A rank's messages without dependencies (a flat
+// Scatter's P-1 sends, an All-to-All's first window) follow one another the same way, in
+// schedule order: g(m) is the interval between consecutive sends of one sender (seed 001
+// section 2), so posting them at once would charge one g(m) for all of them (the P = 1024 flat
+// Scatter predicted 2.76 us, docs/BENCHMARKS.md "At scale"). Several ranks on one node still
+// send at once and contend for its links: that is what the simulation adds to the closed forms.
 // The collective completes when the last message is seen.
 #include "models/contention/schedule.hpp"
 
@@ -126,6 +134,8 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
                                  ? contention.intra_alpha_s_per_byte
                                  : alltoall::kDefaultCopySecondsPerByte;
   const int count = static_cast<int>(schedule.messages.size());
+  // Per rank, its latest message without dependencies so far, or -1.
+  std::vector<int> last_free(static_cast<std::size_t>(schedule.ranks), -1);
   SimulationResult result;
   result.graph.reserve(schedule.messages.size());
   for (int k = 0; k < count; ++k) {
@@ -147,8 +157,16 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // transfer differs: intra_alpha m there, outside the graph, instead of alpha m rho.
     const double fixed =
         std::max(0.0, plogp.gap_s(msg.bytes) - contention.alpha_s_per_byte * c.bytes);
-    c.after = msg.after;
-    if (c.after.empty()) {
+    for (int a : msg.after) {
+      // An index out of range is the solver's to report, with the message's name.
+      const bool own = a >= 0 && a < count &&
+                       schedule.messages[static_cast<std::size_t>(a)].src == msg.src;
+      (own ? c.after_sent : c.after).push_back(a);
+    }
+    int& previous = last_free[static_cast<std::size_t>(msg.src)];
+    if (msg.after.empty() && previous >= 0) c.after_sent.push_back(previous);
+    if (msg.after.empty()) previous = k;
+    if (c.after.empty() && c.after_sent.empty()) {
       c.start_s = fixed;
     } else {
       c.after_delay_s = fixed;

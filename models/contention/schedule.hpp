@@ -57,11 +57,14 @@ struct SimulationResult {
 };
 
 // The time of `schedule` with ranks placed by `placement`. Alone, a message of m bytes costs
-// g(m) + L, as in seed 001's formulas: after its dependencies complete (plus L each), a fixed
-// part max(0, g(m) - alpha m) that contention does not stretch, then alpha m on the network as a
-// communication of the contention graph (penalty rule and alpha from `contention`), stretched by
-// its penalties. Messages within one node pay the same fixed part, then intra_alpha m, never
-// penalised: cheaper than a message between nodes.
+// g(m) + L, as in seed 001's formulas: after its dependencies complete (plus L each, except the
+// sender's own earlier sends), a fixed part max(0, g(m) - alpha m) that contention does not
+// stretch, then alpha m on the network as a communication of the contention graph (penalty rule
+// and alpha from `contention`), stretched by its penalties. A rank's messages without
+// dependencies follow one another like its dependent sends: each after the previous one's
+// transfer.
+// Messages within one node pay the same fixed part, then intra_alpha m, never penalised: cheaper
+// than a message between nodes.
 SimulationResult simulate(const Schedule& schedule, const Placement& placement,
                           const Params& contention, const plogp::Params& plogp);
 

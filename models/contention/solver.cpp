@@ -73,10 +73,12 @@ void check_inputs(std::span<const Communication> comms, const Rule& rule,
                                                 label(comms, i), v.name, v.value));
       }
     }
-    for (int j : c.after) {
-      if (j < 0 || static_cast<std::size_t>(j) >= comms.size()) {
-        throw std::invalid_argument(fmt::format("{} waits for communication #{}, out of 0..{}",
-                                                label(comms, i), j, comms.size() - 1));
+    for (const std::vector<int>* list : {&c.after, &c.after_sent}) {
+      for (int j : *list) {
+        if (j < 0 || static_cast<std::size_t>(j) >= comms.size()) {
+          throw std::invalid_argument(fmt::format("{} waits for communication #{}, out of 0..{}",
+                                                  label(comms, i), j, comms.size() - 1));
+        }
       }
     }
   }
@@ -89,9 +91,10 @@ void check_acyclic(std::span<const Communication> comms) {
   std::vector<int> pending(n);
   std::vector<std::vector<int>> dependants(n);
   for (std::size_t i = 0; i < n; ++i) {
-    pending[i] = static_cast<int>(comms[i].after.size());
-    for (int j : comms[i].after)
-      dependants[static_cast<std::size_t>(j)].push_back(static_cast<int>(i));
+    pending[i] = static_cast<int>(comms[i].after.size() + comms[i].after_sent.size());
+    for (const std::vector<int>* list : {&comms[i].after, &comms[i].after_sent}) {
+      for (int j : *list) dependants[static_cast<std::size_t>(j)].push_back(static_cast<int>(i));
+    }
   }
   std::vector<int> ready;
   for (std::size_t i = 0; i < n; ++i) {
@@ -112,11 +115,15 @@ void check_acyclic(std::span<const Communication> comms) {
   std::vector<char> seen(n, 0);
   while (!seen[at]) {
     seen[at] = 1;
-    for (int j : comms[at].after) {
-      if (pending[static_cast<std::size_t>(j)] > 0) {
-        at = static_cast<std::size_t>(j);
-        break;
-      }
+    const auto unfinished = [&](const std::vector<int>& list) {
+      return std::find_if(list.begin(), list.end(),
+                          [&](int j) { return pending[static_cast<std::size_t>(j)] > 0; });
+    };
+    const Communication& c = comms[at];
+    if (const auto j = unfinished(c.after); j != c.after.end()) {
+      at = static_cast<std::size_t>(*j);
+    } else if (const auto k = unfinished(c.after_sent); k != c.after_sent.end()) {
+      at = static_cast<std::size_t>(*k);
     }
   }
   throw std::invalid_argument(
@@ -147,9 +154,12 @@ class Walk {
     solution_.start_s.assign(comms.size(), 0.0);
     solution_.end_s.assign(comms.size(), 0.0);
     for (std::size_t i = 0; i < comms.size(); ++i) {
-      pending_[i] = static_cast<int>(comms[i].after.size());
+      pending_[i] = static_cast<int>(comms[i].after.size() + comms[i].after_sent.size());
       for (int j : comms[i].after) {
-        dependants_[static_cast<std::size_t>(j)].push_back(static_cast<int>(i));
+        dependants_[static_cast<std::size_t>(j)].push_back({static_cast<int>(i), true});
+      }
+      for (int j : comms[i].after_sent) {
+        dependants_[static_cast<std::size_t>(j)].push_back({static_cast<int>(i), false});
       }
       if (pending_[i] == 0) ready_.push({comms[i].start_s, static_cast<int>(i)});
     }
@@ -209,10 +219,9 @@ class Walk {
 
   void complete(std::size_t i, double end_s) {
     solution_.end_s[i] = end_s;
-    const double visible = end_s + comms_[i].tail_s;
-    for (int k : dependants_[i]) {
+    for (const auto [k, with_tail] : dependants_[i]) {
       const auto d = static_cast<std::size_t>(k);
-      released_s_[d] = std::max(released_s_[d], visible);
+      released_s_[d] = std::max(released_s_[d], with_tail ? end_s + comms_[i].tail_s : end_s);
       if (--pending_[d] == 0) {
         ready_.push({std::max(comms_[d].start_s, released_s_[d] + comms_[d].after_delay_s), k});
       }
@@ -268,7 +277,11 @@ class Walk {
   std::vector<int> pending_;        // dependencies not yet complete
   std::vector<double> released_s_;  // latest end + tail among completed dependencies
   std::vector<double> remaining_;   // bytes left of an active communication
-  std::vector<std::vector<int>> dependants_;
+  struct Dependant {
+    int comm;
+    bool with_tail;  // through `after`; through `after_sent` it sees the end without the tail
+  };
+  std::vector<std::vector<Dependant>> dependants_;
   EventQueue ready_;                 // communications whose dependencies are all complete
   EventQueue copies_;                // intra-node copies, by completion time
   std::vector<std::size_t> active_;  // running inter-node communications, input order

@@ -145,13 +145,45 @@ TEST(Simulate, ABandwidthAboveTheGapsSlopeLeavesNoFixedPart) {
 }
 
 TEST(Simulate, TwoSendsFromOneNodeStretchOnlyTheTransferUnderTheFairRule) {
-  // Node 0 sends to nodes 1 and 2 at once: rho = outdegree 2, each transfer takes twice as long;
-  // the fixed part and L are not stretched: 1 + 2 x 1 + 5 = 8 us.
-  const Schedule s{3, {send(0, 1), send(0, 2)}};
-  const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
+  // Ranks 0 and 1 share node 0 and send to nodes 1 and 2 at once: rho = outdegree 2, each
+  // transfer takes twice as long; the fixed part and L are not stretched: 1 + 2 x 1 + 5 = 8 us.
+  const Schedule s{4, {send(0, 2), send(1, 3)}};
+  const Placement p{{0, 0, 1, 2}};
+  const SimulationResult r = simulate(s, p, fair(), linear_params());
   EXPECT_TRUE(same_seconds(r.completion_s, kFixed + 2 * kTransfer + kL));
   ASSERT_EQ(r.solution.steps.size(), 1u);
   EXPECT_DOUBLE_EQ(r.solution.steps[0].rows[0].penalty, 2.0);
+}
+
+TEST(Simulate, ARanksSendsWithoutDependenciesFollowOneAnotherAsSeed001sFlatTreeCharges) {
+  // A flat Scatter from rank 0 to 1023 others, one rank per node: no dependencies, but g(m) is
+  // the interval between one sender's consecutive sends, so the k-th is posted after the
+  // (k-1)-th's transfer: (P-1) g(m) + L, seed 001's flat tree. Before, the 1023 sends started at
+  // once and the prediction was about one message's g + L, 1000x too small.
+  constexpr int ranks = 1024;
+  Schedule s{ranks, {}};
+  for (int r = 1; r < ranks; ++r) s.messages.push_back(send(0, r));
+  const SimulationResult r = simulate(s, one_per_node(ranks), fair(), linear_params());
+  EXPECT_TRUE(same_seconds(r.completion_s, (ranks - 1) * kGap + kL));
+  EXPECT_TRUE(same_seconds(r.solution.start_s.back(), (ranks - 2) * kGap + kFixed));
+  for (const StepRow& row : r.solution.steps.front().rows) EXPECT_EQ(row.penalty, 1.0);
+  EXPECT_EQ(r.graph[1].after_sent, std::vector<int>{0});
+  // Another rank's sends do not wait for rank 0's.
+  s.messages.push_back(send(1, 2));
+  const SimulationResult two = simulate(s, one_per_node(ranks), fair(), linear_params());
+  EXPECT_TRUE(same_seconds(two.solution.start_s.back(), kFixed));
+}
+
+TEST(Simulate, ASendersNextSendFollowsItsPreviousOneWithoutTheLatency) {
+  // 0 -> 1, then 0 -> 2 after it (a blocking send's program order): the second is posted when
+  // the first's transfer ends (2 us), not when node 1 sees it (7 us): 2 g + L = 9 us, as seed
+  // 001's flat tree charges.
+  const Schedule s{3, {send(0, 1), send(0, 2, {0})}};
+  const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
+  EXPECT_TRUE(same_seconds(r.solution.start_s[1], kGap + kFixed));
+  EXPECT_TRUE(same_seconds(r.completion_s, 2 * kGap + kL));
+  EXPECT_TRUE(r.graph[1].after.empty());
+  EXPECT_EQ(r.graph[1].after_sent, std::vector<int>{0});
 }
 
 TEST(Simulate, ADependencyChainAddsUpGapPlusLatencyPerHop) {

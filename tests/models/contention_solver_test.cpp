@@ -303,6 +303,31 @@ TEST(ContentionSolverErrors, DependencyCycleNamesACommunicationOnIt) {
   EXPECT_NE(error_of(self, make_rule(RuleKind::fair)).find("cycle"), std::string::npos);
 }
 
+TEST(ContentionSolver, ASendersOwnEarlierSendReleasesAtItsTransferEndWithoutTheTail) {
+  // c follows a through `after_sent` (a's sender's program order) and b through `after`: a's
+  // tail does not delay c, b's does.
+  std::vector<Communication> comms{comm("a", 0, 1, 1e6), comm("b", 2, 0, 1e6),
+                                   comm("c", 0, 3, 1e6)};
+  comms[0].tail_s = 5e-4;
+  comms[1].tail_s = 1e-4;
+  comms[1].start_s = 0.5e-3;
+  comms[2].after = {1};
+  comms[2].after_sent = {0};
+  comms[2].after_delay_s = 2e-4;
+  const Solution s = solve(comms, make_rule(RuleKind::fair), options(kA));
+  EXPECT_TRUE(near(s.start_s[2], 1.5e-3 + 1e-4 + 2e-4, 1e-12));  // b's end + tail + delay
+  comms[1].start_s = 0.0;  // b now ends with a, at 1 ms: c waits for b's tail, not a's
+  const Solution t = solve(comms, make_rule(RuleKind::fair), options(kA));
+  EXPECT_TRUE(near(t.start_s[2], 1e-3 + 1e-4 + 2e-4, 1e-12));
+  comms[2].after = {};
+  const Solution u = solve(comms, make_rule(RuleKind::fair), options(kA));
+  EXPECT_TRUE(near(u.start_s[2], 1e-3 + 2e-4, 1e-12));  // a's end + delay: no tail
+  comms[0].after_sent = {2};  // a cycle through after_sent is a cycle
+  EXPECT_NE(error_of(comms, make_rule(RuleKind::fair)).find("cycle"), std::string::npos);
+  comms[0].after_sent = {7};
+  EXPECT_NE(error_of(comms, make_rule(RuleKind::fair)).find("#7"), std::string::npos);
+}
+
 TEST(ContentionSolverErrors, BadIndicesAndValues) {
   std::vector<Communication> comms{comm("a", 0, 1, 1.0)};
   comms[0].after = {1};
