@@ -4,6 +4,8 @@
   python3 bench/at_scale.py calibrate [--out DIR] [--platforms ...]
   python3 bench/at_scale.py run       [--out DIR] [--platforms ...] [--ppn 1,8] [--ranks ...]
                                       [--colls ...] [--jobs 2] [--plan default|spot1024|...]
+  python3 bench/at_scale.py rechoose  [--out DIR] [--platforms ...] [--ppn 8] [--ranks ...]
+                                      [--colls ...] [--jobs 2] [--dry-run]
   python3 bench/at_scale.py report    [--out DIR]   (bench/at_scale_report.py)
 
 calibrate: collsel-calibrate (the SMPI build) on each platform, 16 ranks at 2 per node (8 nodes:
@@ -21,10 +23,23 @@ lose only their own points. One repetition: the simulation is deterministic (the
 before it absorbs the first call's set-up). Raw CSV per job in OUT/raw/; a finished job is never
 re-run, so an interrupted run resumes where it stopped. Jobs run --jobs at a time, cheapest
 first.
+
+rechoose: after a change to decide() or to the models, the points whose collsel choice ("auto",
+the calibrated model through the shim) the current build makes differently. For every point of
+OUT/raw with an "auto" row, `collsel explain` (the primary build, the platform's model, the
+job's ranks per node, filled placement as the shim finds it under simcluster) gives the choice
+now; where its algorithm, segment or window differs from the row's, the point's "auto" is
+measured again: one simulation per job, with the shim and only collsel's choice
+(`selection --no-fixed --no-native`), in OUT/raw/NAME-choices.csv. at_scale_report.py takes a
+point's "auto" from that file when there is one; the forced algorithms and the libraries'
+selectors, which no collsel change moves, stay as measured. Points whose choice is unchanged keep
+their time: the simulation is deterministic.
 """
 import argparse
 import concurrent.futures
 import csv
+import glob
+import json
 import os
 import subprocess
 import sys
@@ -202,6 +217,9 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
         selection += ["--also-default-model", "--also-closed-form"]
         if P >= 1024:
             selection += ["--fixed", ",".join(FIXED_AT_1024[coll])]
+    elif group == "choices":
+        shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
+        selection += ["--no-fixed", "--no-native"]
     else:
         shim = ["--native"]
         selection += ["--no-native", "--no-collsel", "--natives", group]
@@ -268,11 +286,67 @@ def run(args):
                 f"so far)")
 
 
+def explain_choice(args, platform, P, ppn, coll, size):
+    """(algorithm, segment_bytes, window) that `collsel explain` gives for one point now."""
+    cli = os.path.join(build_dir(args), "tools", "cli", "collsel")
+    command = [cli, "explain", "--coll", coll, "-P", str(P), "-m", str(size), "--format", "json",
+               "--model", os.path.join(args.out, "models", f"{platform}.toml")]
+    if ppn > 1:
+        command += ["--ranks-per-node", str(ppn)]
+    d = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    return d["winner"], int(d["segment_bytes"]), int(d["window"])
+
+
+def stale_points(args):
+    """{(platform, P, ppn, coll): [sizes]} whose "auto" choice differs from the current build's."""
+    stale = {}
+    checked = 0
+    for path in sorted(glob.glob(os.path.join(args.out, "raw", "*-collsel.csv"))):
+        if os.path.getsize(path) == 0:
+            continue
+        with open(path, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["variant"] == "auto"]
+        for r in rows:
+            platform, ppn = r["label"].split(",ppn=")
+            P, ppn, coll, size = int(r["P"]), int(ppn), r["coll"], int(r["bytes"])
+            if (platform not in args.platforms or P not in args.ranks or ppn not in args.ppn
+                    or coll not in args.colls):
+                continue
+            was = (r["algorithm"], int(r["segment_bytes"] or 0), int(r["window"] or 0))
+            now = explain_choice(args, platform, P, ppn, coll, size)
+            checked += 1
+            # The segment and window only matter for the algorithms that take them.
+            if now[0] != was[0] or (now[1] != was[1] and "segmented" in now[0]) or \
+                    (now[2] != was[2] and now[0] == "alltoall.windowed"):
+                log(f"{platform} P={P} ppn={ppn} {coll} {size} B: {was} -> {now}")
+                stale.setdefault((platform, P, ppn, coll), []).append(size)
+    log(f"{checked} points checked, {sum(len(v) for v in stale.values())} choices changed")
+    return stale
+
+
+def rechoose(args):
+    os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
+    stale = stale_points(args)
+    if args.dry_run:
+        return
+    jobs = [(platform, P, ppn, coll, sorted(sizes), "choices")
+            for (platform, P, ppn, coll), sizes in stale.items()]
+    jobs.sort(key=lambda j: (j[1], j[3], j[2], PLATFORMS.index(j[0])))
+    log(f"{len(jobs)} jobs, {args.jobs} at a time, results in {args.out}/raw")
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_job, args, *j) for j in jobs]
+        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            name, status, wall = f.result()
+            log(f"{i}/{len(jobs)} {name}: {status} ({wall:.0f} s; {time.time() - started:.0f} s "
+                f"so far)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("action", choices=["calibrate", "run"])
+    parser.add_argument("action", choices=["calibrate", "run", "rechoose"])
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks", "at-scale"))
     parser.add_argument("--build", help="the primary build folder (default: build)")
     parser.add_argument("--platforms", nargs="+", default=PLATFORMS)
@@ -285,9 +359,11 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds of wall time one simulation may take")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="rechoose: only list the points whose choice changed")
     args = parser.parse_args()
     args.out = os.path.abspath(args.out)
-    {"calibrate": calibrate, "run": run}[args.action](args)
+    {"calibrate": calibrate, "run": run, "rechoose": rechoose}[args.action](args)
 
 
 if __name__ == "__main__":

@@ -60,9 +60,15 @@ def pct(x):
 
 
 def load(out):
-    """points[(platform, ppn, coll, P, bytes)] = {variant: row}"""
+    """points[(platform, ppn, coll, P, bytes)] = {variant: row}
+
+    The `*-choices.csv` files (at_scale.py rechoose: collsel's choice measured again after a
+    change to decide() or the models) are read last, so their "auto" rows replace the first run's;
+    the forced algorithms and the selectors stay as first measured."""
     points = defaultdict(dict)
-    for path in sorted(glob.glob(os.path.join(out, "raw", "*.csv"))):
+    paths = sorted(glob.glob(os.path.join(out, "raw", "*.csv")),
+                   key=lambda p: (p.endswith("-choices.csv"), p))
+    for path in paths:
         if os.path.getsize(path) == 0:
             continue
         with open(path, newline="") as f:

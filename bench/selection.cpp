@@ -56,6 +56,7 @@ struct Options {
   std::vector<std::string> fixed_only;
   bool native = true;
   bool collsel = true;
+  bool forced = true;
   bool also_default_model = false;
   bool also_closed_form = false;
   bool trace = false;
@@ -129,6 +130,9 @@ int main(int argc, char** argv) {
   app.add_option("--fixed", opt.fixed_only,
                  "only these collsel algorithms forced, by name (default: every applicable one)")
       ->delimiter(',');
+  app.add_flag("!--no-fixed", opt.forced,
+               "leave out the forced algorithms: only collsel's choices (re-measuring them after a "
+               "model change, beside an earlier run's forced rows)");
   app.add_flag("!--no-native", opt.native, "leave out the library's own choice (\"native\")");
   app.add_flag("!--no-collsel", opt.collsel,
                "leave out collsel's algorithms and choices: only the native routines");
@@ -233,7 +237,8 @@ int main(int argc, char** argv) {
     co.budget_s = opt.budget_s;
     co.natives = opt.natives;
     co.native = opt.native;
-    co.fixed = co.automatic = opt.collsel;
+    co.fixed = opt.collsel && opt.forced;
+    co.automatic = opt.collsel;
     co.fixed_only = opt.fixed_only;
     co.trace = opt.trace;
     co.single_run = opt.single_run;

@@ -281,7 +281,13 @@ void Comparer::run_once(Collective coll, std::uint64_t bytes, const CompareOptio
       if (v.kind != VariantKind::library) out.correct = out.correct && v.correct;
     }
     if (v.failed) continue;
-    v.samples.push_back(shim_first ? im.timed(coll, v, index[i], o.trace) : v.warmup_s);
+    // Through the shim, a shape's first call also agrees its decision (one allreduce, and the
+    // first call on a communicator builds its context): that is warmup_s, what the first call of
+    // a shape costs the application; the sample is the second call, like a forced algorithm's
+    // steady state. Without it a choice measured alone (at_scale.py rechoose) carried the
+    // agreement, about 10 us on ib-fattree, that the forced rows it is compared with do not.
+    const bool again = shim_first || v.kind == VariantKind::automatic;
+    v.samples.push_back(again ? im.timed(coll, v, index[i], o.trace) : v.warmup_s);
     if (v.kind == VariantKind::automatic) im.shim_warm = true;
     // Every rank decides from rank 0's reading, so all skip the same variants.
     int costly = o.max_variant_wall_s > 0 && v.wall_s > o.max_variant_wall_s ? 1 : 0;

@@ -80,7 +80,8 @@ struct CompareOptions {
   std::vector<ExtraChoice> choices;
   bool trace = false;  // rank 0 names every call before it starts (finding a routine that hangs)
   // For a deterministic clock (SMPI): every variant runs once and that call is its time, except
-  // the shim's first call of the run, which also creates its context and is run twice; a choice
+  // collsel's choice through the shim ("auto"), run twice: its first call of a shape also agrees
+  // the decision (and, the first of the run, creates the shim's context), and is the warm-up; a choice
   // (auto, auto:default...) that picks the algorithm and parameters of a variant measured before
   // it (a forced one, or another choice) takes that time instead of running again. Repetitions
   // are ignored.

@@ -12,11 +12,12 @@
 // A dependency on one of s's own earlier sends is complete at that send's transfer end, without
 // L: a sender does not wait for its receiver to see the data (seed 001's flat tree charges
 // (P-1) g(m) + L, not (P-1)(g(m) + L)). A rank's messages without dependencies (a flat
-// Scatter's P-1 sends, an All-to-All's first window) follow one another the same way, in
-// schedule order: g(m) is the interval between consecutive sends of one sender (seed 001
-// section 2), so posting them at once would charge one g(m) for all of them (the P = 1024 flat
-// Scatter predicted 2.76 us, docs/BENCHMARKS.md "At scale"). Several ranks on one node still
-// send at once and contend for its links: that is what the simulation adds to the closed forms.
+// Scatter's P-1 non-blocking sends, an All-to-All's first window) are posted one after the
+// other, in schedule order, each F(m) after the previous one's post: the sender's CPU pays the
+// software cost of each (posting them all at F(m) predicted the P = 1024 flat Scatter of 16 B at
+// 2.76 us against 822 us in closed form, docs/BENCHMARKS.md "At scale"). Their transfers, once
+// posted, overlap: on the node's link they share by the penalty rule (seed 003's fair rule is
+// the out-degree), and a copy within the node runs beside a transfer across the network.
 // The collective completes when the last message is seen.
 #include "models/contention/schedule.hpp"
 
@@ -134,8 +135,8 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
                                  ? contention.intra_alpha_s_per_byte
                                  : alltoall::kDefaultCopySecondsPerByte;
   const int count = static_cast<int>(schedule.messages.size());
-  // Per rank, its latest message without dependencies so far, or -1.
-  std::vector<int> last_free(static_cast<std::size_t>(schedule.ranks), -1);
+  // Per rank, when its latest message without dependencies was posted.
+  std::vector<double> posted_s(static_cast<std::size_t>(schedule.ranks), 0.0);
   SimulationResult result;
   result.graph.reserve(schedule.messages.size());
   for (int k = 0; k < count; ++k) {
@@ -163,11 +164,10 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
                        schedule.messages[static_cast<std::size_t>(a)].src == msg.src;
       (own ? c.after_sent : c.after).push_back(a);
     }
-    int& previous = last_free[static_cast<std::size_t>(msg.src)];
-    if (msg.after.empty() && previous >= 0) c.after_sent.push_back(previous);
-    if (msg.after.empty()) previous = k;
-    if (c.after.empty() && c.after_sent.empty()) {
-      c.start_s = fixed;
+    if (msg.after.empty()) {
+      double& posted = posted_s[static_cast<std::size_t>(msg.src)];
+      posted += fixed;
+      c.start_s = posted;
     } else {
       c.after_delay_s = fixed;
     }

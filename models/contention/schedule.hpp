@@ -61,8 +61,8 @@ struct SimulationResult {
 // sender's own earlier sends), a fixed part max(0, g(m) - alpha m) that contention does not
 // stretch, then alpha m on the network as a communication of the contention graph (penalty rule
 // and alpha from `contention`), stretched by its penalties. A rank's messages without
-// dependencies follow one another like its dependent sends: each after the previous one's
-// transfer.
+// dependencies are posted one after the other, each a fixed part after the previous one's post;
+// their transfers overlap.
 // Messages within one node pay the same fixed part, then intra_alpha m, never penalised: cheaper
 // than a message between nodes.
 SimulationResult simulate(const Schedule& schedule, const Placement& placement,

@@ -155,23 +155,45 @@ TEST(Simulate, TwoSendsFromOneNodeStretchOnlyTheTransferUnderTheFairRule) {
   EXPECT_DOUBLE_EQ(r.solution.steps[0].rows[0].penalty, 2.0);
 }
 
-TEST(Simulate, ARanksSendsWithoutDependenciesFollowOneAnotherAsSeed001sFlatTreeCharges) {
-  // A flat Scatter from rank 0 to 1023 others, one rank per node: no dependencies, but g(m) is
-  // the interval between one sender's consecutive sends, so the k-th is posted after the
-  // (k-1)-th's transfer: (P-1) g(m) + L, seed 001's flat tree. Before, the 1023 sends started at
-  // once and the prediction was about one message's g + L, 1000x too small.
+TEST(Simulate, ARanksSendsWithoutDependenciesArePostedOneAfterTheOther) {
+  // Rank 0 posts two sends of 4000 bytes at once (g = 5 us: transfer 4 us, fixed part 1 us). The
+  // second is posted one fixed part after the first (1 us, then 2 us); the transfers overlap,
+  // sharing node 0's link (fair rule, rho = 2 while both run). The first moves 1000 bytes alone
+  // in 1 us; then its 3000 take 6 us at half speed (done at 8 us); the second has 1000 left,
+  // alone again: done at 9 us, seen at 14 us. Only the transfers stretch.
+  constexpr std::uint64_t big = 4 * kBytes;
+  const double fixed = (1e-6 + big * 1e-9) - big * kAlpha;
+  const Schedule s{3, {{0, 1, big, {}}, {0, 2, big, {}}}};
+  const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
+  EXPECT_TRUE(same_seconds(r.solution.start_s[0], fixed));
+  EXPECT_TRUE(same_seconds(r.solution.start_s[1], 2 * fixed));
+  EXPECT_TRUE(same_seconds(r.solution.end_s[0], 8e-6));
+  EXPECT_TRUE(same_seconds(r.completion_s, 9e-6 + kL));
+  ASSERT_EQ(r.solution.steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.solution.steps[0].rows[0].penalty, 1.0);
+  EXPECT_DOUBLE_EQ(r.solution.steps[1].rows[0].penalty, 2.0);
+  EXPECT_DOUBLE_EQ(r.solution.steps[1].rows[1].penalty, 2.0);
+}
+
+TEST(Simulate, AFlatScatterOfSmallBlocksCostsSeed001sFlatTree) {
+  // 16-byte blocks from rank 0 to 1023 others, one rank per node: the posts follow one another
+  // by F(16) = g(16) - 16 alpha = 1 us and each transfer (16 ns) ends before the next post, so
+  // the last is seen at 1023 F + 16 alpha + L: seed 001's (P-1) g(m) + L within 16 alpha per
+  // send. Before, the 1023 sends all started at F and the prediction was about one message's.
   constexpr int ranks = 1024;
+  constexpr std::uint64_t bytes = 16;
+  const double fixed = 1e-6;  // g(16) - 16 alpha, alpha = the gap's slope here
   Schedule s{ranks, {}};
-  for (int r = 1; r < ranks; ++r) s.messages.push_back(send(0, r));
+  for (int r = 1; r < ranks; ++r) s.messages.push_back({0, r, bytes, {}});
   const SimulationResult r = simulate(s, one_per_node(ranks), fair(), linear_params());
-  EXPECT_TRUE(same_seconds(r.completion_s, (ranks - 1) * kGap + kL));
-  EXPECT_TRUE(same_seconds(r.solution.start_s.back(), (ranks - 2) * kGap + kFixed));
+  EXPECT_TRUE(same_seconds(r.completion_s, (ranks - 1) * fixed + bytes * kAlpha + kL));
+  const double closed_form = (ranks - 1) * (fixed + bytes * 1e-9) + kL;
+  EXPECT_NEAR(r.completion_s, closed_form, 0.02 * closed_form);
   for (const StepRow& row : r.solution.steps.front().rows) EXPECT_EQ(row.penalty, 1.0);
-  EXPECT_EQ(r.graph[1].after_sent, std::vector<int>{0});
-  // Another rank's sends do not wait for rank 0's.
-  s.messages.push_back(send(1, 2));
+  // Another rank's posts do not wait for rank 0's.
+  s.messages.push_back({1, 2, bytes, {}});
   const SimulationResult two = simulate(s, one_per_node(ranks), fair(), linear_params());
-  EXPECT_TRUE(same_seconds(two.solution.start_s.back(), kFixed));
+  EXPECT_TRUE(same_seconds(two.solution.start_s.back(), fixed));
 }
 
 TEST(Simulate, ASendersNextSendFollowsItsPreviousOneWithoutTheLatency) {

@@ -32,7 +32,7 @@ constexpr double kGap = kFixed + kBytes * kAlpha;  // g(1000) = 1.5 us
 
 // Closed forms: line 1 s, fan 2 s, unscheduled 3 s, far slower than any simulated time, so a
 // simulated entry is recognisable by its value alone. The closed forms prefer the line; the
-// simulation, in which the fan pays one L and the line one per hop, prefers the fan.
+// simulation, which sees the fan's transfers overlap, prefers the fan.
 Prediction closed_1(const models::ModelFile&, const CallShape&, const Policy&) { return {1.0, {}}; }
 Prediction closed_2(const models::ModelFile&, const CallShape&, const Policy&) { return {2.0, {}}; }
 Prediction closed_3(const models::ModelFile&, const CallShape&, const Policy&) { return {3.0, {}}; }
@@ -42,7 +42,7 @@ mc::Message send(int src, int dst, std::vector<int> after = {}) {
   return {src, dst, kBytes, std::move(after)};
 }
 
-// Rank 0 posts a send to every other rank (no dependencies: one after the other, by g).
+// Rank 0 posts a send to every other rank (no dependencies: posted one after the other).
 mc::Schedule fan(const CallShape& s, const AlgoParams&) {
   mc::Schedule out{s.comm_size, {}};
   for (int r = 1; r < s.comm_size; ++r) out.messages.push_back(send(0, r));
@@ -119,11 +119,12 @@ void expect_closed_forms(const Decision& d) {
 }
 
 // Ranks 0 1 | 2 3 on two nodes (filled), fair rule, g = 1.5 us, L = 0.5 us:
-//   fan:  rank 0's sends one after the other, each after the previous one's transfer (not its
-//         L): the copy to rank 1 ends at 0.5 + 0.1 = 0.6 us, 0->2 at 0.6 + g = 2.1 us, 0->3 at
-//         3.6 us, seen at 4.1 us.
+//   fan:  rank 0 posts its sends a fixed part (0.5 us) apart: the copy to rank 1 at 0.5 us, 0->2
+//         at 1 us, 0->3 at 1.5 us. The two leave node 0 for node 1, sharing its link (rho 2
+//         while both run): the link carries 2 x 1 us of transfers from 1 us on, so the last ends
+//         at 3 us and is seen at 3.5 us.
 //   line: three hops in turn: copy 1.1 us, across g + L = 2 us, copy 1.1 us: 4.2 us.
-constexpr double kFanFilled = kFixed + kBytes * kIntra + 2 * kGap + kLatency;
+constexpr double kFanFilled = 2 * kFixed + 2 * kBytes * kAlpha + kLatency;
 constexpr double kCopyHop = kFixed + kBytes * kIntra + kLatency;
 constexpr double kLineFilled = 2 * kCopyHop + kGap + kLatency;
 
@@ -146,13 +147,14 @@ TEST(DecidePlacement, AlwaysSimulatesAndTheWinnerChanges) {
 }
 
 TEST(DecidePlacement, AlwaysSimulatesOnePerNodeToo) {
-  // Four nodes: the fan's three sends follow one another by g, then L: 3 x 1.5 + 0.5 = 5 us, seed
-  // 001's flat tree; the line crosses three links in turn, each g + L: 6 us.
+  // Four nodes: the fan's three sends are posted 0.5 us apart and share node 0's link, busy
+  // from the first post on with 3 x 1 us of transfers: 0.5 + 3 + 0.5 = 4 us; the line crosses
+  // three links in turn, each g + L: 6 us.
   const auto m = model(mc::Use::always);
   const mc::Placement p = one_per_node();
   const Decision d = decide(shape(), kTable, {nullptr, &m}, Policy{}, &p);
   EXPECT_TRUE(d.table[0].simulated);
-  EXPECT_TRUE(near(d.table[0].predicted_s, 3 * kGap + kLatency));
+  EXPECT_TRUE(near(d.table[0].predicted_s, kFixed + 3 * kBytes * kAlpha + kLatency));
   EXPECT_TRUE(near(d.table[1].predicted_s, 3 * (kGap + kLatency)));
   EXPECT_EQ(d.algorithm(), "bcast.fan");
 }
