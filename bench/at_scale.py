@@ -142,6 +142,11 @@ def build_dir(args):
     return os.path.abspath(args.build or os.path.join(ROOT, "build"))
 
 
+def cfg_options(args):
+    """simcluster's --cfg options for every simulation of this run (calibration included)."""
+    return [x for c in args.cfg for x in ("--cfg", c)]
+
+
 def calibrate(args):
     smpi = os.path.join(build_dir(args), "smpi")
     models = os.path.join(args.out, "models")
@@ -154,7 +159,7 @@ def calibrate(args):
         start = time.time()
         done = subprocess.run(
             [SIMCLUSTER, "run", "--native", "--platform", platform, "-n", "16", "--ppn", "2",
-             "--", os.path.join(smpi, "calibrate", "collsel-calibrate"), "-o", model,
+             *cfg_options(args), "--", os.path.join(smpi, "calibrate", "collsel-calibrate"), "-o", model,
              "--name", f"simulated-{platform}"],
             capture_output=True, text=True, env=dict(os.environ, COLLSEL_LOG_LEVEL="off"))
         wall = time.time() - start
@@ -224,6 +229,7 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
         shim = ["--native"]
         selection += ["--no-native", "--no-collsel", "--natives", group]
     command = [SIMCLUSTER, "run", "--platform", platform, "-n", str(P), "--ppn", str(ppn),
+               *cfg_options(args),
                *shim, "--shared-bytes", str(SHARED_BYTES), "--timeout", str(args.timeout), "--",
                *selection]
     start = time.time()
@@ -265,7 +271,10 @@ def run(args):
             if platform == "fast-ethernet" and ppn > 1 and P >= 64:
                 continue
             if P in args.ranks and ppn in args.ppn and coll in args.colls:
-                for group in ["collsel"] + natives_of(coll, P, natives):
+                groups = ["collsel"] + natives_of(coll, P, natives)
+                if args.selectors_only:
+                    groups = [g for g in groups if g in ("collsel", "smpi:mpich", "smpi:ompi")]
+                for group in groups:
                     jobs.append((platform, P, ppn, coll, sizes, group))
     # collsel and the MPICH and Open MPI selectors everywhere first, then SMPI's own algorithms;
     # within each, cheapest first (small P, Bcast before Scatter before Alltoall), so a partial
@@ -359,6 +368,11 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds of wall time one simulation may take")
+    parser.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
+                        help="a SimGrid option for every simulation, calibration included (use "
+                             "another --out: the models and results are then another platform's)")
+    parser.add_argument("--selectors-only", action="store_true",
+                        help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
     parser.add_argument("--dry-run", action="store_true",
                         help="rechoose: only list the points whose choice changed")
     args = parser.parse_args()

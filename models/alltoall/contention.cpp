@@ -145,10 +145,15 @@ double bruck(const Contention& c, int n, std::uint64_t m) {
   return t + copied * c.copy_s_per_byte;
 }
 
-WindowChoice best_window(const Contention& c, int n, std::uint64_t m) {
-  WindowChoice best{1, windowed(c, n, m, 1)};
+double message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  return rounds(n) * (p.send_overhead_s(m) + p.recv_overhead_s(m));
+}
+
+WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s) {
+  WindowChoice best{1, std::max(floor_s, windowed(c, n, m, 1))};
   for (int k = 2; k < n; ++k) {
-    const double t = windowed(c, n, m, k);
+    const double t = std::max(floor_s, windowed(c, n, m, k));
     if (t < best.predicted_s) best = {k, t};
   }
   return best;

@@ -96,11 +96,20 @@ double bruck(const Contention& c, int n, std::uint64_t m);
 // Blocks Bruck's round j carries: how many of 0 .. n-1 have bit j set.
 std::uint64_t bruck_round_blocks(int n, int j);
 
+// What one rank's CPU pays for the messages of any All-to-All schedule that exchanges one block
+// with every other rank: n - 1 sends and n - 1 receives, one after another, (n-1)(o_s(m) +
+// o_r(m)) from pLogP. With k exchanges in flight the start-ups overlap on the network (the one
+// alpha per batch of windowed()), the software overheads do not: windowed() alone predicted
+// 1.6 us for 47 exchanges of 16 B on ib-fattree, where SMPI measured 70 us and this floor is
+// 62 us (docs/MODELS.md, "All-to-All").
+double message_overheads(const plogp::Params& p, int n, std::uint64_t m);
+
 struct WindowChoice {
   int window = 1;
   double predicted_s = 0.0;
 };
-// The k in [1, n - 1] with the least windowed() time; ties to the smaller k (fewer in flight).
-WindowChoice best_window(const Contention& c, int n, std::uint64_t m);
+// The k in [1, n - 1] with the least max(windowed(), floor_s) time; ties to the smaller k (fewer
+// in flight). floor_s: message_overheads(), or 0 for section 6's model alone.
+WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s = 0.0);
 
 }  // namespace collsel::models::alltoall

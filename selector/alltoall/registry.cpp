@@ -28,14 +28,24 @@ Prediction modelled(const models::ModelFile& f, const CallShape& s, const Policy
   return {F(contention_of(f), s.comm_size, s.bytes), {}};
 }
 
+// Windowed schedules overlap their messages' start-ups on the network, not their software
+// overheads on the rank's CPU: section 6's model, floored by message_overheads().
 Prediction windowed_model(const models::ModelFile& f, const CallShape& s, const Policy& policy) {
   const m::Contention c = contention_of(f);
+  const double floor_s = m::message_overheads(f.plogp, s.comm_size, s.bytes);
   if (policy.window) {
     const int k = std::clamp(*policy.window, 1, std::max(1, s.comm_size - 1));
-    return {m::windowed(c, s.comm_size, s.bytes, k), {.segment_bytes = 0, .window = k}};
+    return {std::max(floor_s, m::windowed(c, s.comm_size, s.bytes, k)),
+            {.segment_bytes = 0, .window = k}};
   }
-  const m::WindowChoice w = m::best_window(c, s.comm_size, s.bytes);
+  const m::WindowChoice w = m::best_window(c, s.comm_size, s.bytes, floor_s);
   return {w.predicted_s, {.segment_bytes = 0, .window = w.window}};
+}
+
+Prediction all_at_once_model(const models::ModelFile& f, const CallShape& s, const Policy&) {
+  return {std::max(m::message_overheads(f.plogp, s.comm_size, s.bytes),
+                   m::all_at_once(contention_of(f), s.comm_size, s.bytes)),
+          {}};
 }
 
 // Bruck stages the whole exchange (P blocks) in one byte buffer and sends about half of it per
@@ -58,7 +68,7 @@ constexpr std::array<Algorithm<AlltoallCall>, 5> kAlltoall{{
       modelled<m::direct_exchange>, adapters::always, false, schedule::alltoall_pairwise},
      alltoall::pairwise},
     {{"alltoall.all_at_once", "every send and receive posted at once, then one wait",
-      adapters::fanout_or<models::logfp::alltoall_fanout_round, modelled<m::all_at_once>>,
+      adapters::fanout_or<models::logfp::alltoall_fanout_round, all_at_once_model>,
       adapters::always, false, schedule::alltoall_all_at_once},
      alltoall::all_at_once},
     {{"alltoall.windowed", "direct exchange order, at most k exchanges in flight (k from the model)",

@@ -190,6 +190,30 @@ TEST(AlltoallSchedules, BestWindowFollowsTheMessageSize) {
   EXPECT_EQ(best_window(contention_free(linear_params()), 16, 1 << 20).window, 15);
 }
 
+TEST(AlltoallSchedules, TheMessageOverheadsFloorTheWindowedSchedules) {
+  const plogp::Params p = linear_params();
+  // 15 sends and 15 receives of 16 B: 15 (o_s(16) + o_r(16)) = 15 (0.2016 + 0.3032) us.
+  const double floor = message_overheads(p, 16, 16);
+  EXPECT_TRUE(same_seconds(floor, 15 * (0.2016e-6 + 0.3032e-6)));
+  EXPECT_EQ(message_overheads(p, 1, 16), 0.0);
+  EXPECT_EQ(message_overheads(p, 16, 0), 0.0);
+  // Cheap start-ups: section 6's model alone puts every window below what the CPU pays, so every
+  // window costs the floor and the smallest one is kept.
+  Contention c = test_contention();
+  c.hockney.alpha_s = 1e-7;
+  ASSERT_LT(windowed(c, 16, 16, 15), floor);
+  ASSERT_LT(windowed(c, 16, 16, 1), floor);
+  const WindowChoice w = best_window(c, 16, 16, floor);
+  EXPECT_EQ(w.predicted_s, floor);
+  EXPECT_EQ(w.window, 1);
+  EXPECT_LT(best_window(c, 16, 16).predicted_s, floor);  // without the floor, below the CPU's
+  // Large blocks: the network term is above the floor, which changes nothing.
+  const double big_floor = message_overheads(p, 16, 1 << 20);
+  ASSERT_LT(big_floor, windowed(c, 16, 1 << 20, 1));
+  EXPECT_EQ(best_window(c, 16, 1 << 20, big_floor).predicted_s,
+            best_window(c, 16, 1 << 20).predicted_s);
+}
+
 // --- fitting the signature ---
 
 const Hockney kGigabit{5e-5, 8.5e-9};

@@ -3,6 +3,7 @@
 // No MPI.
 #include <gtest/gtest.h>
 
+#include "models/alltoall/contention.hpp"
 #include "models/logfp/fanout.hpp"
 #include "models/plogp/bcast.hpp"
 #include "models/plogp/scatter.hpp"
@@ -56,6 +57,34 @@ TEST(LogfpAdapter, LargerMessagesAndFilesWithoutLogfpKeepPlogp) {
   const models::ModelFile g = with_logfp();
   EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.binomial", g, 8, 16),
                    models::plogp::bcast_binomial(g.plogp, 8, 16));
+}
+
+TEST(AlltoallRegistry, WindowedSchedulesPayEveryMessagesOverheads) {
+  // 47 exchanges of 16 B with cheap start-ups (the ib-fattree case of docs/MODELS.md): section
+  // 6's model alone predicts about one alpha; each rank still sends 47 messages and receives 47,
+  // (P-1)(o_s + o_r) = 47 x 2 us here, above LogfP's size limit (16 B > max_bytes 1).
+  models::ModelFile f;
+  f.plogp.latency_s = 1e-6;
+  f.plogp.table = {{1, 1e-6, 1e-6, 1e-6}, {1 << 20, 1e-3, 1e-4, 1e-4}};
+  const double floor = models::alltoall::message_overheads(f.plogp, 48, 16);
+  EXPECT_DOUBLE_EQ(floor, 47 * (f.plogp.send_overhead_s(16) + f.plogp.recv_overhead_s(16)));
+  EXPECT_NEAR(floor, 47 * 2e-6, 47 * 2e-6 * 0.01);  // o_s, o_r interpolated just above 1 us
+  const models::alltoall::Contention c = models::alltoall::contention_free(f.plogp);
+  ASSERT_LT(models::alltoall::all_at_once(c, 48, 16), floor);
+  EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, "alltoall.all_at_once", f, 48, 16), floor);
+  EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, "alltoall.windowed", f, 48, 16), floor);
+  // A forced window is floored too.
+  Policy window;
+  window.window = 47;
+  EXPECT_DOUBLE_EQ(find_algorithm(Collective::alltoall, "alltoall.windowed")
+                       ->model(f, {Collective::alltoall, 48, 16, 0}, window)
+                       .seconds,
+                   floor);
+  // The LogfP fan-out, where it serves, is not floored: it has its own overheads.
+  f.logfp = models::logfp::Params{.latency_s = 1e-6, .o_min_s = 0.2e-6, .o_max_s = 1.6e-6,
+                                  .gap_s = 1e-6, .f = 4, .max_bytes = 64};
+  EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, "alltoall.all_at_once", f, 48, 16),
+                   models::logfp::alltoall_fanout_round(*f.logfp, f.plogp, 48, 16));
 }
 
 }  // namespace
