@@ -310,7 +310,9 @@ def stale_points(args):
     """{(platform, P, ppn, coll): [sizes]} whose "auto" choice differs from the current build's."""
     stale = {}
     checked = 0
-    for path in sorted(glob.glob(os.path.join(args.out, "raw", "*-collsel.csv"))):
+    # An interrupted job keeps what it measured in NAME.incomplete.csv (NAME.csv is then empty).
+    for path in sorted(glob.glob(os.path.join(args.out, "raw", "*-collsel.csv")) +
+                       glob.glob(os.path.join(args.out, "raw", "*-collsel.incomplete.csv"))):
         if os.path.getsize(path) == 0:
             continue
         with open(path, newline="") as f:
