@@ -6,6 +6,7 @@
                                       [--colls ...] [--jobs 2] [--plan default|spot1024|...]
   python3 bench/at_scale.py rechoose  [--out DIR] [--platforms ...] [--ppn 8] [--ranks ...]
                                       [--colls ...] [--jobs 2] [--dry-run]
+  python3 bench/at_scale.py extend    --fixed NAME[,NAME] [--platforms ...] [--ranks ...] [--jobs 2]
   python3 bench/at_scale.py report    [--out DIR]   (bench/at_scale_report.py)
 
 calibrate: collsel-calibrate (the SMPI build) on each platform, 16 ranks at 2 per node (8 nodes:
@@ -23,6 +24,11 @@ lose only their own points. One repetition: the simulation is deterministic (the
 before it absorbs the first call's set-up). Raw CSV per job in OUT/raw/; a finished job is never
 re-run, so an interrupted run resumes where it stopped. Jobs run --jobs at a time, cheapest
 first.
+
+extend: a new collsel algorithm measured at every point of the plan that has a collsel run, in
+its own simulation per job (selection --fixed NAME --no-native --no-auto), in
+OUT/raw/NAME-fixed-ALGORITHM.csv: its rows join the point's forced algorithms. Run rechoose
+after it, so collsel's choice, which may now be the new algorithm, is measured again.
 
 rechoose: after a change to decide() or to the models, the points whose collsel choice ("auto",
 the calibrated model through the shim) the current build makes differently. For every point of
@@ -153,6 +159,9 @@ def calibrate(args):
     os.makedirs(models, exist_ok=True)
     table = os.path.join(args.out, "calibration.csv")
     rows = []
+    if os.path.exists(table):  # the other platforms' rows stay
+        with open(table, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["platform"] not in args.platforms]
     for platform in args.platforms:
         model = os.path.join(models, f"{platform}.toml")
         log(f"calibrating {platform} (16 ranks, 2 per node)")
@@ -222,6 +231,9 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
         selection += ["--also-default-model", "--also-closed-form"]
         if P >= 1024:
             selection += ["--fixed", ",".join(FIXED_AT_1024[coll])]
+    elif group.startswith("fixed-"):
+        shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
+        selection += ["--no-native", "--no-auto", "--fixed", group[len("fixed-"):]]
     elif group == "choices":
         shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
         selection += ["--no-fixed", "--no-native"]
@@ -255,6 +267,18 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
     return name, f"FAILED (exit {done.returncode}; see raw/{name}.log)", wall
 
 
+def run_jobs(args, jobs):
+    """Runs (platform, P, ppn, coll, sizes, group) jobs --jobs at a time, in the given order."""
+    log(f"{len(jobs)} jobs, {args.jobs} at a time, results in {args.out}/raw")
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_job, args, *j) for j in jobs]
+        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            name, status, wall = f.result()
+            log(f"{i}/{len(jobs)} {name}: {status} ({wall:.0f} s; {time.time() - started:.0f} s "
+                f"so far)")
+
+
 def run(args):
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
     natives = list_natives(args)
@@ -270,7 +294,8 @@ def run(args):
             # one CPU per node, so one rank per node is the case it stands for.
             if platform == "fast-ethernet" and ppn > 1 and P >= 64:
                 continue
-            if P in args.ranks and ppn in args.ppn and coll in args.colls:
+            sizes = [m for m in sizes if args.max_bytes is None or m <= args.max_bytes]
+            if sizes and P in args.ranks and ppn in args.ppn and coll in args.colls:
                 groups = ["collsel"] + natives_of(coll, P, natives)
                 if args.selectors_only:
                     groups = [g for g in groups if g in ("collsel", "smpi:mpich", "smpi:ompi")]
@@ -285,14 +310,7 @@ def run(args):
     tier = lambda group: 0 if group in ("collsel", "smpi:mpich", "smpi:ompi") else 1
     jobs.sort(key=lambda j: (tier(j[5]), j[3] == "alltoall", j[1], order[j[3]], j[2],
                              PLATFORMS.index(j[0])))
-    log(f"{len(jobs)} jobs, {args.jobs} at a time, results in {args.out}/raw")
-    started = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_job, args, *j) for j in jobs]
-        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            name, status, wall = f.result()
-            log(f"{i}/{len(jobs)} {name}: {status} ({wall:.0f} s; {time.time() - started:.0f} s "
-                f"so far)")
+    run_jobs(args, jobs)
 
 
 def explain_choice(args, platform, P, ppn, coll, size):
@@ -335,29 +353,52 @@ def stale_points(args):
     return stale
 
 
+def extend(args):
+    """Every job of the plan that has a collsel run, again with only --fixed's algorithms."""
+    os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
+    jobs = []
+    for platform in args.platforms:
+        for P, ppn, coll, sizes in plan(args.plan):
+            sizes = [m for m in sizes if args.max_bytes is None or m <= args.max_bytes]
+            if not (sizes and P in args.ranks and ppn in args.ppn and coll in args.colls):
+                continue
+            name = job_name(platform, P, ppn, coll, sizes, "collsel")
+            raw = os.path.join(args.out, "raw", name)
+            if not (os.path.getsize(raw + ".csv") if os.path.exists(raw + ".csv") else 0) and \
+                    not os.path.exists(raw + ".incomplete.csv"):
+                continue  # no collsel run there to stand beside
+            for fixed in args.fixed:
+                if fixed.split(".")[0] == coll:
+                    jobs.append((platform, P, ppn, coll, sizes, "fixed-" + fixed))
+    jobs.sort(key=lambda j: (j[1], j[2], PLATFORMS.index(j[0])))
+    run_jobs(args, jobs)
+
+
 def rechoose(args):
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
     stale = stale_points(args)
     if args.dry_run:
         return
+    # An earlier rechoose measured the choices of an earlier build: every choices file in scope
+    # goes, and every changed point is measured again (a minute or two).
+    for path in glob.glob(os.path.join(args.out, "raw", "*-choices.*")):
+        name = os.path.basename(path)
+        platform = next((p for p in PLATFORMS if name.startswith(p + "-P")), None)
+        fields = name[len(platform) + 1:].split("-") if platform else []
+        if (platform in args.platforms and len(fields) > 3 and int(fields[0][1:]) in args.ranks
+                and int(fields[1][3:]) in args.ppn and fields[2] in args.colls):
+            os.remove(path)
     jobs = [(platform, P, ppn, coll, sorted(sizes), "choices")
             for (platform, P, ppn, coll), sizes in stale.items()]
     jobs.sort(key=lambda j: (j[1], j[3], j[2], PLATFORMS.index(j[0])))
-    log(f"{len(jobs)} jobs, {args.jobs} at a time, results in {args.out}/raw")
-    started = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_job, args, *j) for j in jobs]
-        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            name, status, wall = f.result()
-            log(f"{i}/{len(jobs)} {name}: {status} ({wall:.0f} s; {time.time() - started:.0f} s "
-                f"so far)")
+    run_jobs(args, jobs)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("action", choices=["calibrate", "run", "rechoose"])
+    parser.add_argument("action", choices=["calibrate", "run", "rechoose", "extend"])
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks", "at-scale"))
     parser.add_argument("--build", help="the primary build folder (default: build)")
     parser.add_argument("--platforms", nargs="+", default=PLATFORMS)
@@ -373,13 +414,18 @@ def main():
     parser.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
                         help="a SimGrid option for every simulation, calibration included (use "
                              "another --out: the models and results are then another platform's)")
+    parser.add_argument("--fixed", type=lambda s: s.split(","), default=[],
+                        help="extend: the collsel algorithms to measure at every point of the "
+                             "plan that has a collsel run (a new algorithm)")
+    parser.add_argument("--max-bytes", type=int,
+                        help="run: only the plan's sizes up to this many bytes")
     parser.add_argument("--selectors-only", action="store_true",
                         help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
     parser.add_argument("--dry-run", action="store_true",
                         help="rechoose: only list the points whose choice changed")
     args = parser.parse_args()
     args.out = os.path.abspath(args.out)
-    {"calibrate": calibrate, "run": run, "rechoose": rechoose}[args.action](args)
+    {"calibrate": calibrate, "run": run, "rechoose": rechoose, "extend": extend}[args.action](args)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ struct Options {
   bool native = true;
   bool collsel = true;
   bool forced = true;
+  bool automatic = true;
   bool also_default_model = false;
   bool also_closed_form = false;
   bool trace = false;
@@ -133,6 +134,9 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-fixed", opt.forced,
                "leave out the forced algorithms: only collsel's choices (re-measuring them after a "
                "model change, beside an earlier run's forced rows)");
+  app.add_flag("!--no-auto", opt.automatic,
+               "leave out collsel's choices: only the forced algorithms (measuring a new "
+               "algorithm beside an earlier run's rows)");
   app.add_flag("!--no-native", opt.native, "leave out the library's own choice (\"native\")");
   app.add_flag("!--no-collsel", opt.collsel,
                "leave out collsel's algorithms and choices: only the native routines");
@@ -238,7 +242,7 @@ int main(int argc, char** argv) {
     co.natives = opt.natives;
     co.native = opt.native;
     co.fixed = opt.collsel && opt.forced;
-    co.automatic = opt.collsel;
+    co.automatic = opt.collsel && opt.automatic;
     co.fixed_only = opt.fixed_only;
     co.trace = opt.trace;
     co.single_run = opt.single_run;

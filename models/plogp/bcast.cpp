@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "models/plogp/scatter.hpp"
+
 namespace collsel::models::plogp {
 namespace {
 
@@ -97,6 +99,12 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
   const auto P64 = static_cast<std::uint64_t>(P);
   const Segments seg = split(m, s);
   return floor_log2(P64) * p.gap_s(seg.size) * seg.count + ceil_log2(P64) * p.latency_s;
+}
+
+double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
+  if (nothing_sent(P, m)) return 0.0;
+  const std::uint64_t c = ceil_div(m, static_cast<std::uint64_t>(P));
+  return scatter_binomial(p, P, c) + (P - 1) * (p.gap_s(c) + p.latency_s);
 }
 
 }  // namespace collsel::models::plogp

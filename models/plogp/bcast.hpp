@@ -33,6 +33,11 @@ double bcast_binomial_rendezvous(const Params& p, int P, std::uint64_t m);
 // floor(log2 P) g(s) k + ceil(log2 P) L
 double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s);
 
+// Not in seed 001: van de Geijn's scatter + allgather (MPICH's large-message Bcast), with
+// c = ceil(m / P): a binomial scatter of P blocks of c bytes (scatter_binomial), then P - 1 ring
+// steps of one block, each g(c) + L: scatter_binomial(P, c) + (P-1) (g(c) + L).
+double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m);
+
 // Integer helpers shared by the models (exact, no floating point): floor(log2 x), ceil(log2 x)
 // for x >= 1, and ceil(a / b) for b >= 1 (x == 0 gives 0; b == 0 is treated as 1).
 int floor_log2(std::uint64_t x);

@@ -17,5 +17,6 @@ int binary(const BcastCall& call, const AlgoParams& params);
 int binomial(const BcastCall& call, const AlgoParams& params);
 int binomial_rendezvous(const BcastCall& call, const AlgoParams& params);
 int binomial_segmented(const BcastCall& call, const AlgoParams& params);
+int scatter_allgather(const BcastCall& call, const AlgoParams& params);
 
 }  // namespace collsel::bcast

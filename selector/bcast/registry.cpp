@@ -16,7 +16,7 @@ using adapters::plain;
 using adapters::segmented;
 constexpr auto one_message = adapters::fits_int<1>;
 
-constexpr std::array<Algorithm<BcastCall>, 10> kBcast{{
+constexpr std::array<Algorithm<BcastCall>, 11> kBcast{{
     {{"bcast.flat", "root sends the whole message to every rank",
       adapters::fanout_or<models::logfp::bcast_flat, plain<m::bcast_flat>>,
       one_message, false, schedule::bcast_flat},
@@ -49,6 +49,11 @@ constexpr std::array<Algorithm<BcastCall>, 10> kBcast{{
       segmented<m::bcast_binomial_segmented>, one_message, true,
       schedule::bcast_binomial_segmented},
      bcast::binomial_segmented},
+    {{"bcast.scatter_allgather",
+      "binomial scatter of P chunks, then a ring allgather (van de Geijn; MPICH's large-message "
+      "Bcast)",
+      plain<m::bcast_scatter_allgather>, one_message, false, schedule::bcast_scatter_allgather},
+     bcast::scatter_allgather},
 }};
 
 }  // namespace

@@ -171,4 +171,56 @@ Schedule bcast_binomial_segmented(const CallShape& call, const AlgoParams& param
   return tree(TreeShape::binomial, call, params.segment_bytes);
 }
 
+Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
+  const int size = call.comm_size;
+  Schedule out{.ranks = size, .messages = {}};
+  if (size <= 1 || call.bytes == 0) return out;
+  const auto at = [](int v) { return static_cast<std::size_t>(v); };
+  const std::uint64_t chunk = (call.bytes + static_cast<std::uint64_t>(size) - 1) /
+                              static_cast<std::uint64_t>(size);
+  const auto begin = [&](int v) {
+    return std::min(call.bytes, static_cast<std::uint64_t>(v) * chunk);
+  };
+  const auto emit = [&](int from, int to, std::uint64_t bytes, std::vector<int> after) {
+    out.messages.push_back({.src = to_rank(from, call.root, size),
+                            .dst = to_rank(to, call.root, size),
+                            .bytes = bytes,
+                            .after = std::move(after)});
+    return static_cast<int>(out.messages.size()) - 1;
+  };
+  // Per vrank: the scatter message it received, and its latest message (program order).
+  std::vector<int> received(static_cast<std::size_t>(size), kNone);
+  std::vector<int> last(static_cast<std::size_t>(size), kNone);
+  const auto deps = [](std::initializer_list<int> ids) {
+    std::vector<int> after;
+    for (int id : ids) {
+      if (id != kNone) after.push_back(id);
+    }
+    return after;
+  };
+  for (int v = 0; v < size; ++v) {  // parent < child: topological
+    for (int child : tree_node(TreeShape::binomial, v, size).children) {
+      const int span = binomial_subtree_size(child, size);
+      const int id = emit(v, child, begin(child + span) - begin(child),
+                          deps({received[at(v)], last[at(v)]}));
+      last[at(v)] = id;
+      received[at(child)] = id;
+    }
+  }
+  // Ring step s, vrank v -> v + 1 (the root's left neighbour sends nothing: it has every chunk).
+  std::vector<int> previous(received);  // what each vrank received last
+  for (int s = 0; s + 1 < size; ++s) {
+    std::vector<int> now(static_cast<std::size_t>(size), kNone);
+    for (int v = 0; v + 1 < size; ++v) {
+      const int out_chunk = ((v - s) % size + size) % size;
+      const int id = emit(v, v + 1, begin(out_chunk + 1) - begin(out_chunk),
+                          deps({previous[at(v)], last[at(v)]}));
+      last[at(v)] = id;
+      now[at(v + 1)] = id;
+    }
+    previous = std::move(now);
+  }
+  return out;
+}
+
 }  // namespace collsel::schedule

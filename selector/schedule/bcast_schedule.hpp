@@ -38,5 +38,11 @@ models::contention::Schedule bcast_binomial_rendezvous(const CallShape& call,
                                                        const AlgoParams& params);
 models::contention::Schedule bcast_binomial_segmented(const CallShape& call,
                                                       const AlgoParams& params);
+// Mirrors selector/bcast/scatter_allgather.cpp: the binomial scatter of the chunks (blocking
+// sends, one child after the other, as scatter_binomial), then the ring steps: vrank v's step s
+// follows its own step s-1 (or, at s = 0, its scatter sends) and what it received at step s-1
+// (or, at s = 0, its chunks from the scatter).
+models::contention::Schedule bcast_scatter_allgather(const CallShape& call,
+                                                     const AlgoParams& params);
 
 }  // namespace collsel::schedule

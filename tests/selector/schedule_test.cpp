@@ -199,6 +199,8 @@ void check_bcast(const Schedule& s, const CallShape& call, std::uint64_t cut, bo
 
 TEST(BcastSchedule, DeliversEverySegmentOnceAndForwardsOnlyWhatArrived) {
   for (const auto& a : catalog(Collective::bcast)) {
+    // Not a tree of whole segments: its own test below.
+    if (a.name == "bcast.scatter_allgather") continue;
     const bool rendezvous = a.name.find("_rendezvous") != std::string_view::npos;
     for (int size : kSizes) {
       for (int root : roots(size)) {
@@ -213,6 +215,60 @@ TEST(BcastSchedule, DeliversEverySegmentOnceAndForwardsOnlyWhatArrived) {
                         describe(a.name, call, params));
           }
         }
+      }
+    }
+  }
+}
+
+// scatter_allgather.cpp: a binomial scatter of P chunks of ceil(n / P) bytes, then P - 1 ring
+// steps in which vrank v sends vrank v + 1 one chunk (the root's left neighbour sends nothing).
+// Every non-root rank gets its subtree's chunks from its parent, then every chunk but its own in
+// the ring, and sends only after its scatter message has arrived.
+TEST(BcastSchedule, ScatterAllgatherScattersThenPassesEveryChunkAlongTheRing) {
+  for (int size : kSizes) {
+    for (int root : roots(size)) {
+      for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{1000},
+                                  std::uint64_t{1} << 20}) {
+        const CallShape call{Collective::bcast, size, bytes, root};
+        const std::string what = describe("bcast.scatter_allgather", call, {});
+        const Schedule s = bcast_scatter_allgather(call, {});
+        expect_well_formed(s, size, what);
+        if (size == 1) {
+          EXPECT_TRUE(s.messages.empty()) << what;
+          continue;
+        }
+        const std::uint64_t chunk = (bytes + at(size) - 1) / at(size);
+        const auto length = [&](int first, int count) {
+          return std::min(bytes, at(first + count) * chunk) - std::min(bytes, at(first) * chunk);
+        };
+        const std::size_t scatter = at(size - 1);
+        ASSERT_EQ(s.messages.size(), scatter + at(size - 1) * at(size - 1)) << what;
+        const Received received(s);
+        std::vector<std::uint64_t> ring_in(at(size), 0);
+        for (std::size_t x = 0; x < s.messages.size(); ++x) {
+          const Message& m = s.messages[x];
+          const int from = to_vrank(m.src, root, size);
+          const int to = to_vrank(m.dst, root, size);
+          if (x < scatter) {
+            EXPECT_EQ(tree_node(TreeShape::binomial, to, size).parent, from) << what;
+            EXPECT_EQ(m.bytes, length(to, binomial_subtree_size(to, size))) << what;
+          } else {
+            const int step = static_cast<int>((x - scatter) / at(size - 1));
+            EXPECT_EQ(to, from + 1) << what << " message " << x;
+            const int chunk_index = ((from - step) % size + size) % size;
+            EXPECT_EQ(m.bytes, length(chunk_index, 1)) << what << " message " << x;
+            ring_in[at(to)] += m.bytes;
+          }
+          // A non-root sender has received its scatter message (when that carries bytes).
+          if (from != 0 && length(from, binomial_subtree_size(from, size)) > 0) {
+            EXPECT_GE(received.before(x, m.src), 1) << what << " message " << x;
+          }
+        }
+        for (int v = 1; v < size; ++v) {
+          EXPECT_EQ(ring_in[at(v)], bytes - length(v, 1)) << what << " vrank " << v;
+        }
+        // Rounds: the scatter's depth, then P - 1 ring steps along the chain.
+        EXPECT_GE(depth(s), size - 1) << what;
       }
     }
   }

@@ -51,8 +51,16 @@ constexpr std::string_view kA2aPairwise = "MPIR_Alltoall_intra_pairwise";
 constexpr std::string_view kA2aScattered = "MPIR_Alltoall_intra_scattered";
 
 // Open MPI ids (coll_tuned_bcast_decision.c, coll_tuned_scatter_decision.c,
-// coll_tuned_alltoall_decision.c); ids valid since Open MPI 1.x, so every reader knows them.
-enum OmpiBcast { basic_linear = 1, chain = 2, pipeline = 3, binary_tree = 5, binomial = 6 };
+// coll_tuned_alltoall_decision.c); ids valid since Open MPI 1.x, so every reader knows them,
+// except bcast's scatter_allgather_ring (9), added in Open MPI 4.1 (Debian 12 ships 4.1.4).
+enum OmpiBcast {
+  basic_linear = 1,
+  chain = 2,
+  pipeline = 3,
+  binary_tree = 5,
+  binomial = 6,
+  scatter_allgather_ring = 9
+};
 enum OmpiScatter { scatter_basic_linear = 1, scatter_binomial = 2 };
 enum OmpiAlltoall { linear = 1, pairwise = 2, modified_bruck = 3, linear_sync = 4 };
 
@@ -85,6 +93,9 @@ constexpr Mapping kMappings[] = {
      "a k-nomial tree with k = 2 is the binomial tree; early MPICH 4.1 container parsers read "
      "tree_type with atoi (csel_container.c), which turns knomial_1 into a k-ary (binary) tree",
      kMpich40Pipeline, ""},
+    {"bcast.scatter_allgather", kScatterRing, "", 0, false, kScatterRing, "",
+     scatter_allgather_ring, 0, false, false, "", "",
+     "algorithm 9 exists since Open MPI 4.1; an older Open MPI rejects the rules file"},
 
     {"scatter.flat", kScatterBinomial, "", 0, false, kScatterBinomial, "",
      scatter_basic_linear, 0, false, false, kMpichScatter, kMpichScatter, ""},

@@ -26,12 +26,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Fifteen strong colours, one per algorithm shape (colour_slot): matplotlib's tab10 without its
+// Sixteen strong colours, one per algorithm shape (colour_slot): matplotlib's tab10 without its
 // grey (kept for `native`, "no choice") and with indigo for its pink (too pale for small points),
-// then five darker ones for the shapes only All-to-All has.
-constexpr std::array<std::string_view, 15> kPalette{
+// then six darker ones for bcast.scatter_allgather and the shapes only All-to-All has.
+constexpr std::array<std::string_view, 16> kPalette{
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#393b79",
-    "#bcbd22", "#17becf", "#637939", "#843c39", "#7b4173", "#e7ba52", "#5254a3"};
+    "#bcbd22", "#17becf", "#637939", "#843c39", "#7b4173", "#e7ba52", "#5254a3", "#ad494a"};
 constexpr std::string_view kNativeColour = "#a0a0a0";
 
 // Filled circle, triangle and square: a collective's point shape in mixed plots.

@@ -1,0 +1,99 @@
+// bcast.scatter_allgather: van de Geijn's broadcast (Barnett, Gupta, Payne, Shuler, van de Geijn
+// and Watts 1994; MPICH's MPIR_Bcast_intra_scatter_ring_allgather). The root's bytes are cut into
+// P chunks of ceil(n / P) bytes (the last ones shorter or empty); a binomial scatter gives vrank v
+// the chunks of its subtree [v, v + subtree), then P - 1 ring steps in vrank order: at step s,
+// vrank v passes chunk (v - s) mod P to v + 1 and receives chunk (v - s - 1) mod P from v - 1.
+// Each byte crosses about two links instead of log2 P: for large messages on many ranks it beats
+// every tree (docs/BENCHMARKS.md, "At scale": SMPI's MPICH selector runs it for 1-16 MiB at 100
+// ranks, 1.6-3.1x faster than collsel's trees were).
+// The root has every chunk, so the ring's closing hop (vrank P-1 -> root) is left out: the ring
+// becomes a chain, with the same steps and no cycle of blocking sends.
+// Cost: scatter_binomial(P, ceil(n/P)) + (P-1) (g(ceil(n/P)) + L) (models/plogp/bcast.hpp).
+// Works for any P, root, count (0 included) and datatype: bytes as in tree_engine.cpp.
+#include <algorithm>
+
+#include "models/plogp/bcast.hpp"
+#include "selector/bcast/algorithms.hpp"
+#include "selector/byte_view.hpp"
+#include "selector/schedule/tree.hpp"
+
+namespace collsel::bcast {
+namespace {
+
+using schedule::to_rank;
+using schedule::to_vrank;
+
+// Chunk v is bytes [begin(v), begin(v + 1)) of the message.
+struct Chunks {
+  std::uint64_t total = 0;
+  std::uint64_t chunk = 0;
+  std::uint64_t begin(int v) const {
+    return std::min(total, static_cast<std::uint64_t>(v) * chunk);
+  }
+  // Bytes of chunks [first, first + count); within the message's int count (the registry's fit).
+  int length(int first, int count) const {
+    return static_cast<int>(begin(first + count) - begin(first));
+  }
+};
+
+int exchange(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
+  const int P = call.size;
+  const int v = to_vrank(call.rank, call.root, P);
+  const Chunks chunks{total, models::plogp::ceil_div(total, static_cast<std::uint64_t>(P))};
+  const auto rank_of = [&](int vrank) { return to_rank(vrank, call.root, P); };
+
+  const schedule::TreeNode node = schedule::tree_node(schedule::TreeShape::binomial, v, P);
+  if (node.parent >= 0) {
+    if (int e = PMPI_Recv(bytes + chunks.begin(v),
+                          chunks.length(v, schedule::binomial_subtree_size(v, P)), MPI_BYTE,
+                          rank_of(node.parent), data_tag(call), call.comm, MPI_STATUS_IGNORE);
+        e != MPI_SUCCESS) {
+      return e;
+    }
+  }
+  for (int child : node.children) {
+    if (int e = PMPI_Send(bytes + chunks.begin(child),
+                          chunks.length(child, schedule::binomial_subtree_size(child, P)),
+                          MPI_BYTE, rank_of(child), data_tag(call), call.comm);
+        e != MPI_SUCCESS) {
+      return e;
+    }
+  }
+
+  // A message from the parent in the scatter and from v - 1 in the ring share (source, tag) when
+  // the parent is v - 1: both sides post them in the same order, so MPI's non-overtaking rule
+  // matches them.
+  const int right = v + 1 < P ? rank_of(v + 1) : MPI_PROC_NULL;
+  const int left = v > 0 ? rank_of(v - 1) : MPI_PROC_NULL;
+  for (int s = 0; s + 1 < P; ++s) {
+    const int out = ((v - s) % P + P) % P;
+    const int in = ((v - s - 1) % P + P) % P;
+    if (int e = PMPI_Sendrecv(bytes + chunks.begin(out), chunks.length(out, 1), MPI_BYTE, right,
+                              data_tag(call), bytes + chunks.begin(in), chunks.length(in, 1),
+                              MPI_BYTE, left, data_tag(call), call.comm, MPI_STATUS_IGNORE);
+        e != MPI_SUCCESS) {
+      return e;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int scatter_allgather(const BcastCall& call, const AlgoParams&) {
+  if (call.size <= 1 || call.count == 0) return MPI_SUCCESS;
+  if (call.rank == call.root) {
+    int error = MPI_SUCCESS;
+    const SendBytes bytes(call.buffer, call.count, call.type, call.comm, error);
+    if (error != MPI_SUCCESS) return error;
+    if (bytes.size() == 0) return MPI_SUCCESS;  // count > 0 of a zero-size type
+    // The root only reads: it receives nothing (no parent, MPI_PROC_NULL on its left).
+    return exchange(call, const_cast<std::byte*>(bytes.data()), bytes.size());
+  }
+  RecvBytes bytes(call.buffer, call.count, call.type, call.comm);
+  if (bytes.size() == 0) return MPI_SUCCESS;
+  if (int e = exchange(call, bytes.data(), bytes.size()); e != MPI_SUCCESS) return e;
+  return bytes.finish();
+}
+
+}  // namespace collsel::bcast
