@@ -24,6 +24,7 @@ namespace contention = models::contention;
 struct Simulation {
   const contention::Params* params = nullptr;
   const models::plogp::Params* plogp = nullptr;
+  const models::plogp::Params* intra = nullptr;  // the model's [intra_node] table, if any
   const contention::Placement* given = nullptr;
   contention::Placement prefix;  // the communicator's ranks, when `given` places more
 
@@ -39,7 +40,8 @@ std::optional<Simulation> simulation_for(const CallShape& shape, const models::M
   if (params.use == contention::Use::never || params.invalid_reason()) return std::nullopt;
   const auto ranks = static_cast<std::size_t>(shape.comm_size);
   if (shape.comm_size < 1 || placement->node_of_rank.size() < ranks) return std::nullopt;
-  Simulation sim{&params, &model->plogp, placement, {}};
+  Simulation sim{&params, &model->plogp,
+                 model->intra_node ? &*model->intra_node : nullptr, placement, {}};
   if (placement->node_of_rank.size() > ranks) {
     sim.prefix.node_of_rank.assign(placement->node_of_rank.begin(),
                                    placement->node_of_rank.begin() +
@@ -89,7 +91,8 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
       if (too_long != nullptr) *too_long = true;
       return std::nullopt;
     }
-    return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp).completion_s;
+    return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp, sim.intra)
+        .completion_s;
   } catch (const std::exception&) {
     return std::nullopt;
   }

@@ -65,7 +65,11 @@ struct SimulationResult {
 // their transfers overlap.
 // Messages within one node pay the same fixed part, then intra_alpha m, never penalised: cheaper
 // than a message between nodes.
+// `intra`, when given (the model file's [intra_node] table), times the messages within a node:
+// their fixed part max(0, g_intra(m) - intra_alpha m) and their L come from it instead of from
+// `plogp`, which was measured between nodes.
 SimulationResult simulate(const Schedule& schedule, const Placement& placement,
-                          const Params& contention, const plogp::Params& plogp);
+                          const Params& contention, const plogp::Params& plogp,
+                          const plogp::Params* intra = nullptr);
 
 }  // namespace collsel::models::contention

@@ -244,6 +244,32 @@ TEST(Simulate, IntraNodeMessagesPayTheFixedPartThenTheCopyRateWithoutContention)
   EXPECT_TRUE(same_seconds(slow.completion_s, kFixed + kBytes * 1e-8 + kL));
 }
 
+TEST(Simulate, AnIntraNodeTableTimesTheMessagesWithinANode) {
+  // The [intra_node] table: g(m) = 0.2 us + m x 0.1 ns, L = 0.5 us. Ranks 0 and 1 share node 0,
+  // rank 2 is alone on node 1. 0 -> 1 stays within the node: its fixed part is
+  // g_intra(1000) - 1000 intra_alpha = 0.3 - 0.1 = 0.2 us, then the 0.1 us copy, then L_intra.
+  // 1 -> 2 crosses: the network's table, after 0 -> 1 is seen.
+  plogp::Params intra;
+  intra.latency_s = 0.5e-6;
+  intra.table = {{0, 0.2e-6, 0.1e-6, 0.1e-6}, {1 << 20, 0.2e-6 + (1 << 20) * 1e-10, 0.1e-6, 0.1e-6}};
+  const Schedule s{3, {send(0, 1), send(1, 2, {0})}};
+  const Placement p{{0, 0, 1}};
+  const SimulationResult r = simulate(s, p, fair(), linear_params(), &intra);
+  EXPECT_TRUE(same_seconds(r.solution.start_s[0], 0.2e-6));
+  EXPECT_TRUE(same_seconds(r.graph[0].tail_s, 0.5e-6));
+  const double seen = 0.2e-6 + kBytes * kIntra + 0.5e-6;
+  EXPECT_TRUE(same_seconds(r.solution.start_s[1], seen + kFixed));
+  EXPECT_TRUE(same_seconds(r.graph[1].tail_s, kL));
+  EXPECT_TRUE(same_seconds(r.completion_s, seen + kOneMessage));
+  // Without the table the intra-node message takes the network's g and L (before this test's
+  // commit, always): slower here.
+  const SimulationResult without = simulate(s, p, fair(), linear_params());
+  EXPECT_TRUE(same_seconds(without.completion_s, kFixed + kBytes * kIntra + kL + kOneMessage));
+  // An empty table is no table.
+  const plogp::Params empty;
+  EXPECT_EQ(simulate(s, p, fair(), linear_params(), &empty).completion_s, without.completion_s);
+}
+
 TEST(Simulate, ThePlacementDecidesWhatContends) {
   // 0 -> 2 and 1 -> 3 at once.
   const Schedule s{4, {send(0, 2), send(1, 3)}};

@@ -146,6 +146,26 @@ TEST(DecidePlacement, AlwaysSimulatesAndTheWinnerChanges) {
   EXPECT_EQ(d.rung, Rung::default_model);
 }
 
+TEST(DecidePlacement, TheModelsIntraNodeTableTimesTheHopsWithinANode) {
+  // [intra_node]: g(m) = 0.2 us + m x 0.1 ns, L = 0.1 us. The line's two copies (0 -> 1, 2 -> 3)
+  // now cost F_intra(1000) = 0.3 - 0.1 = 0.2 us, the 0.1 us copy and L_intra each; its hop
+  // across the nodes g + L as before: 2 x 0.4 + 2 = 2.8 us (4.2 us without the table).
+  auto m = model(mc::Use::always);
+  m.intra_node = models::plogp::Params{};
+  m.intra_node->latency_s = 0.1e-6;
+  m.intra_node->table = {{0, 0.2e-6, 0.1e-6, 0.1e-6},
+                         {1 << 20, 0.2e-6 + (1 << 20) * 1e-10, 0.1e-6, 0.1e-6}};
+  const mc::Placement p = filled();
+  const Decision d = decide(shape(), kTable, {nullptr, &m}, Policy{}, &p);
+  EXPECT_TRUE(near(d.table[1].predicted_s, 2 * (0.2e-6 + kBytes * kIntra + 0.1e-6) + kGap +
+                                               kLatency));
+  EXPECT_LT(d.table[1].predicted_s, kLineFilled);
+  // The fan's copy is posted at 0.2 us, its two sends across at 0.7 and 1.2 us (they share the
+  // link from 1.2 us): seen at 3.2 us. The line wins, where the fan won without the table.
+  EXPECT_TRUE(near(d.table[0].predicted_s, 3.2e-6));
+  EXPECT_EQ(d.algorithm(), "bcast.line");
+}
+
 TEST(DecidePlacement, AlwaysSimulatesOnePerNodeToo) {
   // Four nodes: the fan's three sends are posted 0.5 us apart and share node 0's link, busy
   // from the first post on with 3 x 1 us of transfers: 0.5 + 3 + 0.5 = 4 us; the line crosses

@@ -416,7 +416,8 @@ AlgorithmOutcome simulate_algorithm(const AlgorithmRequest& q) {
   resolve_network(q, *model, r);
   r.placement = mc::make_placement(q.placement, q.comm_size, q.ranks_per_node, q.seed);
   const mc::Schedule schedule = view->schedule(shape, r.params);
-  r.simulation = mc::simulate(schedule, r.placement, r.network, model->plogp);
+  r.simulation = mc::simulate(schedule, r.placement, r.network, model->plogp,
+                              model->intra_node ? &*model->intra_node : nullptr);
   for (const mc::Communication& c : r.simulation.graph) r.inter_node_messages += c.src != c.dst;
   out.result = std::move(r);
   return out;
