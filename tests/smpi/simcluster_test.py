@@ -8,6 +8,8 @@
                  one log file per rank, every record parses, and all ranks ran the same algorithm
                  for each call; --native runs the same program without collsel (no log)
   deterministic  the same point of the selection benchmark, simulated twice: identical times
+  timeout        --timeout stops the whole simulation (smpirun and smpimain), exit 124, and
+                 SIGTERM to simcluster does too: no simulated rank is left running
 """
 import argparse
 import csv
@@ -97,6 +99,49 @@ def case_logs(args, tmp):
     check(not os.path.exists(native_logs), "--native wrote collsel logs")
 
 
+def still_running(marker):
+    """PIDs of processes whose command line holds `marker`, other than this test's own."""
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    return [p for p in found if int(p) != os.getpid()]
+
+
+def case_timeout(args, tmp):
+    import signal
+    import time
+    example = os.path.join(args.smpi_build, "examples", "collectives")
+    # A repeat count no other run uses marks this test's simulation in the process table; a
+    # million repeats of 1 MiB collectives on 64 ranks take far longer than the 3 s allowed.
+    marker = "987653"
+    full = dict(os.environ, COLLSEL_CONFIG="/dev/null")
+    start = time.time()
+    proc = subprocess.run([args.simcluster, "run", "--platform", "gige", "-n", "64", "--native",
+                           "--timeout", "3", "--", example, marker, "1048576"],
+                          capture_output=True, text=True, env=full, timeout=120)
+    check(proc.returncode == 124, f"exit {proc.returncode}, expected 124:\n{proc.stderr}")
+    check("ran past --timeout 3" in proc.stderr, f"no timeout message:\n{proc.stderr}")
+    check(time.time() - start < 60, "the timeout took more than a minute")
+    time.sleep(1)
+    left = still_running(marker)
+    check(not left, f"processes of the stopped simulation still run: {left}")
+
+    # SIGTERM to simcluster (a driver stopping it) stops the simulation too.
+    child = subprocess.Popen([args.simcluster, "run", "--platform", "gige", "-n", "64", "--native",
+                              "--", example, marker, "1048576"], env=full,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while not [p for p in still_running(marker) if int(p) != child.pid] and \
+            time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(1)
+    child.send_signal(signal.SIGTERM)
+    child.wait(timeout=60)
+    time.sleep(1)
+    left = still_running(marker)
+    if left:
+        subprocess.run(["kill", "-9", *left])
+    check(not left, f"SIGTERM left the simulation running: {left}")
+
+
 def case_deterministic(args, tmp):
     rows = []
     for k in range(2):
@@ -116,7 +161,7 @@ def case_deterministic(args, tmp):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=["refusals", "logs", "deterministic"])
+    parser.add_argument("case", choices=["refusals", "logs", "deterministic", "timeout"])
     parser.add_argument("--simcluster", required=True)
     parser.add_argument("--smpi-build", required=True)
     parser.add_argument("--native-program", required=True,
@@ -125,7 +170,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         try:
             {"refusals": case_refusals, "logs": case_logs,
-             "deterministic": case_deterministic}[args.case](args, tmp)
+             "deterministic": case_deterministic, "timeout": case_timeout}[args.case](args, tmp)
         except Failure as e:
             print(f"FAIL {args.case}: {e}")
             return 1
