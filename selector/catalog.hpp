@@ -2,6 +2,8 @@
 // the docs check and the tests need. No MPI here; the run functions live in registry.hpp.
 #pragma once
 
+#include <cstdint>
+
 #include <optional>
 #include <span>
 #include <string>
@@ -31,6 +33,9 @@ using ApplicableFn = std::optional<std::string> (*)(const CallShape&);
 // The algorithm's communication schedule for a call of this shape with these parameters (every
 // point-to-point message, between ranks, with its dependencies), for the contention simulator.
 using ScheduleFn = models::contention::Schedule (*)(const CallShape&, const AlgoParams&);
+// How many messages `schedule` will emit, for a schedule that grows faster than decide()'s
+// general bounds, so that a schedule past the simulation's cap is never built.
+using ScheduleSizeFn = std::uint64_t (*)(const CallShape&, const AlgoParams&);
 
 struct AlgorithmView {
   std::string_view name;     // stable: "bcast.binomial_segmented"
@@ -39,6 +44,7 @@ struct AlgorithmView {
   ApplicableFn applicable = nullptr;
   bool segmented = false;    // takes AlgoParams::segment_bytes
   ScheduleFn schedule = nullptr;
+  ScheduleSizeFn schedule_size = nullptr;  // absent: decide()'s general bounds only
 };
 
 // Registry order: ties in predicted time go to the earlier entry.

@@ -78,6 +78,13 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
     if (too_long != nullptr) *too_long = true;
     return std::nullopt;
   }
+  // An algorithm that counts its messages: scatter_allgather's (P-1)^2 at P = 1024 were a
+  // million messages built only to be discarded (docs/BENCHMARKS.md, "At scale").
+  if (algorithm.schedule_size != nullptr &&
+      algorithm.schedule_size(shape, params) > kMaxSimulatedMessages) {
+    if (too_long != nullptr) *too_long = true;
+    return std::nullopt;
+  }
   // A segmented algorithm sends every segment at least once: skip building schedules of more
   // segments than the cap (a tiny user-fixed segment of a large message would take gigabytes).
   if (algorithm.segmented &&

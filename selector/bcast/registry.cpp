@@ -52,7 +52,8 @@ constexpr std::array<Algorithm<BcastCall>, 11> kBcast{{
     {{"bcast.scatter_allgather",
       "binomial scatter of P chunks, then a ring allgather (van de Geijn; MPICH's large-message "
       "Bcast)",
-      plain<m::bcast_scatter_allgather>, one_message, false, schedule::bcast_scatter_allgather},
+      plain<m::bcast_scatter_allgather>, one_message, false, schedule::bcast_scatter_allgather,
+      schedule::bcast_scatter_allgather_size},
      bcast::scatter_allgather},
 }};
 

@@ -171,6 +171,12 @@ Schedule bcast_binomial_segmented(const CallShape& call, const AlgoParams& param
   return tree(TreeShape::binomial, call, params.segment_bytes);
 }
 
+std::uint64_t bcast_scatter_allgather_size(const CallShape& call, const AlgoParams&) {
+  if (call.comm_size <= 1 || call.bytes == 0) return 0;
+  const auto hops = static_cast<std::uint64_t>(call.comm_size - 1);
+  return hops + hops * hops;
+}
+
 Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
   const int size = call.comm_size;
   Schedule out{.ranks = size, .messages = {}};

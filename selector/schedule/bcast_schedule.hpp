@@ -44,5 +44,7 @@ models::contention::Schedule bcast_binomial_segmented(const CallShape& call,
 // (or, at s = 0, its chunks from the scatter).
 models::contention::Schedule bcast_scatter_allgather(const CallShape& call,
                                                      const AlgoParams& params);
+// Its message count, (P-1) + (P-1)^2 (0 when nothing is sent): past decide()'s cap from P = 65.
+std::uint64_t bcast_scatter_allgather_size(const CallShape& call, const AlgoParams& params);
 
 }  // namespace collsel::schedule

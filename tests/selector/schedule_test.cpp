@@ -129,6 +129,23 @@ TEST(Schedule, EveryRegisteredAlgorithmHasOne) {
   }
 }
 
+// Where the registry gives a message count, it is the schedule's, past the cap too.
+TEST(Schedule, EveryGivenMessageCountIsTheSchedules) {
+  for (Collective c : kCollectives) {
+    for (const auto& a : catalog(c)) {
+      if (a.schedule_size == nullptr) continue;
+      for (int size : {1, 2, 7, 65, 100}) {
+        for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1000}}) {
+          const CallShape call{c, size, bytes, 0};
+          EXPECT_EQ(a.schedule_size(call, {}), a.schedule(call, {}).messages.size())
+              << a.name << " P=" << size << " bytes=" << bytes;
+        }
+      }
+    }
+  }
+  EXPECT_NE(find_algorithm(Collective::bcast, "bcast.scatter_allgather")->schedule_size, nullptr);
+}
+
 TEST(Schedule, NothingToSendForOneRankOrZeroBytes) {
   for (Collective c : kCollectives) {
     for (const auto& a : catalog(c)) {
@@ -269,6 +286,8 @@ TEST(BcastSchedule, ScatterAllgatherScattersThenPassesEveryChunkAlongTheRing) {
         }
         // Rounds: the scatter's depth, then P - 1 ring steps along the chain.
         EXPECT_GE(depth(s), size - 1) << what;
+        // The count decide() checks before building it is the count built.
+        EXPECT_EQ(bcast_scatter_allgather_size(call, {}), s.messages.size()) << what;
       }
     }
   }
