@@ -10,11 +10,9 @@
 // becomes a chain, with the same steps and no cycle of blocking sends.
 // Cost: scatter_binomial(P, ceil(n/P)) + (P-1) (g(ceil(n/P)) + L) (models/plogp/bcast.hpp).
 // Works for any P, root, count (0 included) and datatype: bytes as in tree_engine.cpp.
-#include <algorithm>
-
-#include "models/plogp/bcast.hpp"
 #include "selector/bcast/algorithms.hpp"
 #include "selector/byte_view.hpp"
+#include "selector/schedule/chunks.hpp"
 #include "selector/schedule/tree.hpp"
 
 namespace collsel::bcast {
@@ -23,29 +21,20 @@ namespace {
 using schedule::to_rank;
 using schedule::to_vrank;
 
-// Chunk v is bytes [begin(v), begin(v + 1)) of the message.
-struct Chunks {
-  std::uint64_t total = 0;
-  std::uint64_t chunk = 0;
-  std::uint64_t begin(int v) const {
-    return std::min(total, static_cast<std::uint64_t>(v) * chunk);
-  }
-  // Bytes of chunks [first, first + count); within the message's int count (the registry's fit).
-  int length(int first, int count) const {
-    return static_cast<int>(begin(first + count) - begin(first));
-  }
-};
-
 int exchange(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
   const int P = call.size;
   const int v = to_vrank(call.rank, call.root, P);
-  const Chunks chunks{total, models::plogp::ceil_div(total, static_cast<std::uint64_t>(P))};
+  const schedule::Chunks chunks(total, P);
   const auto rank_of = [&](int vrank) { return to_rank(vrank, call.root, P); };
+  // Within the message's int count (the registry's applicability check).
+  const auto length = [&](int first, int count) {
+    return static_cast<int>(chunks.bytes(first, count));
+  };
 
   const schedule::TreeNode node = schedule::tree_node(schedule::TreeShape::binomial, v, P);
   if (node.parent >= 0) {
     if (int e = PMPI_Recv(bytes + chunks.begin(v),
-                          chunks.length(v, schedule::binomial_subtree_size(v, P)), MPI_BYTE,
+                          length(v, schedule::binomial_subtree_size(v, P)), MPI_BYTE,
                           rank_of(node.parent), data_tag(call), call.comm, MPI_STATUS_IGNORE);
         e != MPI_SUCCESS) {
       return e;
@@ -53,7 +42,7 @@ int exchange(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
   }
   for (int child : node.children) {
     if (int e = PMPI_Send(bytes + chunks.begin(child),
-                          chunks.length(child, schedule::binomial_subtree_size(child, P)),
+                          length(child, schedule::binomial_subtree_size(child, P)),
                           MPI_BYTE, rank_of(child), data_tag(call), call.comm);
         e != MPI_SUCCESS) {
       return e;
@@ -66,10 +55,10 @@ int exchange(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
   const int right = v + 1 < P ? rank_of(v + 1) : MPI_PROC_NULL;
   const int left = v > 0 ? rank_of(v - 1) : MPI_PROC_NULL;
   for (int s = 0; s + 1 < P; ++s) {
-    const int out = ((v - s) % P + P) % P;
-    const int in = ((v - s - 1) % P + P) % P;
-    if (int e = PMPI_Sendrecv(bytes + chunks.begin(out), chunks.length(out, 1), MPI_BYTE, right,
-                              data_tag(call), bytes + chunks.begin(in), chunks.length(in, 1),
+    const int out = chunks.ring_chunk(v, s);
+    const int in = chunks.ring_chunk(v, s + 1);
+    if (int e = PMPI_Sendrecv(bytes + chunks.begin(out), length(out, 1), MPI_BYTE, right,
+                              data_tag(call), bytes + chunks.begin(in), length(in, 1),
                               MPI_BYTE, left, data_tag(call), call.comm, MPI_STATUS_IGNORE);
         e != MPI_SUCCESS) {
       return e;

@@ -20,6 +20,8 @@
 #include <initializer_list>
 #include <vector>
 
+#include "selector/schedule/chunks.hpp"
+
 namespace collsel::schedule {
 namespace {
 
@@ -182,11 +184,7 @@ Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
   Schedule out{.ranks = size, .messages = {}};
   if (size <= 1 || call.bytes == 0) return out;
   const auto at = [](int v) { return static_cast<std::size_t>(v); };
-  const std::uint64_t chunk = (call.bytes + static_cast<std::uint64_t>(size) - 1) /
-                              static_cast<std::uint64_t>(size);
-  const auto begin = [&](int v) {
-    return std::min(call.bytes, static_cast<std::uint64_t>(v) * chunk);
-  };
+  const Chunks chunks(call.bytes, size);
   const auto emit = [&](int from, int to, std::uint64_t bytes, std::vector<int> after) {
     out.messages.push_back({.src = to_rank(from, call.root, size),
                             .dst = to_rank(to, call.root, size),
@@ -207,7 +205,7 @@ Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
   for (int v = 0; v < size; ++v) {  // parent < child: topological
     for (int child : tree_node(TreeShape::binomial, v, size).children) {
       const int span = binomial_subtree_size(child, size);
-      const int id = emit(v, child, begin(child + span) - begin(child),
+      const int id = emit(v, child, chunks.bytes(child, span),
                           deps({received[at(v)], last[at(v)]}));
       last[at(v)] = id;
       received[at(child)] = id;
@@ -218,8 +216,7 @@ Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
   for (int s = 0; s + 1 < size; ++s) {
     std::vector<int> now(static_cast<std::size_t>(size), kNone);
     for (int v = 0; v + 1 < size; ++v) {
-      const int out_chunk = ((v - s) % size + size) % size;
-      const int id = emit(v, v + 1, begin(out_chunk + 1) - begin(out_chunk),
+      const int id = emit(v, v + 1, chunks.bytes(chunks.ring_chunk(v, s), 1),
                           deps({previous[at(v)], last[at(v)]}));
       last[at(v)] = id;
       now[at(v + 1)] = id;
