@@ -279,6 +279,15 @@ def run_jobs(args, jobs):
                 f"so far)")
 
 
+def planned(args):
+    """(P, ppn, coll, sizes) of the plan's jobs that --ranks, --ppn, --colls and --max-bytes
+    keep."""
+    for P, ppn, coll, sizes in plan(args.plan):
+        sizes = [m for m in sizes if args.max_bytes is None or m <= args.max_bytes]
+        if sizes and P in args.ranks and ppn in args.ppn and coll in args.colls:
+            yield P, ppn, coll, sizes
+
+
 def run(args):
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
     natives = list_natives(args)
@@ -287,20 +296,18 @@ def run(args):
         if not os.path.exists(os.path.join(args.out, "models", f"{platform}.toml")):
             sys.exit(f"at_scale.py: no calibrated model for {platform}; run `at_scale.py "
                      f"calibrate --platforms {platform}` first")
-        for P, ppn, coll, sizes in plan(args.plan):
+        for P, ppn, coll, sizes in planned(args):
             # fast-ethernet with several ranks per node from 64 ranks on: SMPI 3.32 did not finish
             # an MPI_Comm_dup in 5 minutes of wall time (its flow solver, at this bandwidth only:
             # gige, the same network at 10x the bandwidth, takes 1 s). Its model, icluster-1, had
             # one CPU per node, so one rank per node is the case it stands for.
             if platform == "fast-ethernet" and ppn > 1 and P >= 64:
                 continue
-            sizes = [m for m in sizes if args.max_bytes is None or m <= args.max_bytes]
-            if sizes and P in args.ranks and ppn in args.ppn and coll in args.colls:
-                groups = ["collsel"] + natives_of(coll, P, natives)
-                if args.selectors_only:
-                    groups = [g for g in groups if g in ("collsel", "smpi:mpich", "smpi:ompi")]
-                for group in groups:
-                    jobs.append((platform, P, ppn, coll, sizes, group))
+            groups = ["collsel"] + natives_of(coll, P, natives)
+            if args.selectors_only:
+                groups = [g for g in groups if g in ("collsel", "smpi:mpich", "smpi:ompi")]
+            for group in groups:
+                jobs.append((platform, P, ppn, coll, sizes, group))
     # collsel and the MPICH and Open MPI selectors everywhere first, then SMPI's own algorithms;
     # within each, cheapest first (small P, Bcast before Scatter before Alltoall), so a partial
     # run has the headline figures.
@@ -358,14 +365,13 @@ def extend(args):
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
     jobs = []
     for platform in args.platforms:
-        for P, ppn, coll, sizes in plan(args.plan):
-            sizes = [m for m in sizes if args.max_bytes is None or m <= args.max_bytes]
-            if not (sizes and P in args.ranks and ppn in args.ppn and coll in args.colls):
-                continue
+        for P, ppn, coll, sizes in planned(args):
             name = job_name(platform, P, ppn, coll, sizes, "collsel")
             raw = os.path.join(args.out, "raw", name)
-            if not (os.path.getsize(raw + ".csv") if os.path.exists(raw + ".csv") else 0) and \
-                    not os.path.exists(raw + ".incomplete.csv"):
+            # An interrupted job keeps its rows in NAME.incomplete.csv and leaves NAME.csv empty.
+            measured = os.path.exists(raw + ".incomplete.csv") or (
+                os.path.exists(raw + ".csv") and os.path.getsize(raw + ".csv") > 0)
+            if not measured:
                 continue  # no collsel run there to stand beside
             for fixed in args.fixed:
                 if fixed.split(".")[0] == coll:
