@@ -1,11 +1,11 @@
+// Reads the JSON Lines rank files of one run into a RunLog: one RankFileReader per file, then the
+// merge and the checks across files. The typed field access is record_fields.hpp; the binary
+// summary table read back after a crash is summary_table_reader.cpp.
 #include "tools/logs/log_reader.hpp"
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <fstream>
-#include <iterator>
-#include <limits>
 #include <map>
 #include <system_error>
 
@@ -13,210 +13,21 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log_schema.hpp"
-#include "common/summary_table_format.hpp"
-#include "pmpi/size_bucket.hpp"
+#include "tools/logs/record_fields.hpp"
 
 namespace collsel::logs {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+using detail::Fields;
+using detail::FieldReader;
+using detail::StackTable;
+using detail::summary_inconsistency;
 
 // A garbage file (say, a binary written to the log directory by mistake) would otherwise bury the
 // useful messages; past this many per file only a count is kept.
 constexpr int kMaxProblemsPerFile = 20;
-
-// Typed access to one record's fields. Remembers the first problem so a record is judged as a
-// whole: any missing or mistyped field skips the record, with one message naming that field.
-class Fields {
- public:
-  explicit Fields(const json& object) : object_(object) {}
-
-  std::string text(const char* key) {
-    const json* v = find(key, "a string");
-    if (v == nullptr) return {};
-    if (!v->is_string()) {
-      wrong(key, "a string", *v);
-      return {};
-    }
-    return v->get<std::string>();
-  }
-
-  std::int64_t integer(const char* key) {
-    const json* v = find(key, "an integer");
-    if (v == nullptr) return 0;
-    if (v->is_number_unsigned()) {
-      const auto u = v->get<std::uint64_t>();
-      if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        return static_cast<std::int64_t>(u);
-      }
-    } else if (v->is_number_integer()) {
-      return v->get<std::int64_t>();
-    }
-    wrong(key, "an integer", *v);
-    return 0;
-  }
-
-  int small_int(const char* key) {
-    const std::int64_t i = integer(key);
-    if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max()) {
-      wrong(key, "an int", object_.at(key));
-      return 0;
-    }
-    return static_cast<int>(i);
-  }
-
-  std::uint64_t count(const char* key) {
-    const json* v = find(key, "a non-negative integer");
-    if (v == nullptr) return 0;
-    if (!v->is_number_unsigned()) {
-      wrong(key, "a non-negative integer", *v);
-      return 0;
-    }
-    return v->get<std::uint64_t>();
-  }
-
-  // A call site: an array of return addresses (absolute, up to 2^64 - 1).
-  std::vector<std::uint64_t> addresses(const char* key) {
-    std::vector<std::uint64_t> out;
-    const json* found = find(key, "an array of addresses");
-    if (found == nullptr) return out;
-    const json& v = *found;
-    if (!v.is_array()) {
-      wrong(key, "an array of addresses", v);
-      return out;
-    }
-    out.reserve(v.size());
-    for (const json& pc : v) {
-      if (!pc.is_number_unsigned()) {
-        wrong(key, "an array of non-negative integers", v);
-        return {};
-      }
-      out.push_back(pc.get<std::uint64_t>());
-    }
-    return out;
-  }
-
-  double number(const char* key) {
-    const json* v = find(key, "a number");
-    if (v == nullptr) return 0.0;
-    if (!v->is_number()) {
-      wrong(key, "a number", *v);
-      return 0.0;
-    }
-    return v->get<double>();
-  }
-
-  bool flag(const char* key) {
-    const json* found = find(key, "true or false");
-    if (found == nullptr) return false;
-    const json& v = *found;
-    if (!v.is_boolean()) {
-      wrong(key, "true or false", v);
-      return false;
-    }
-    return v.get<bool>();
-  }
-
-  std::optional<double> number_or_null(const char* key) {
-    const json* v = find(key, "a number or null");
-    if (v == nullptr || v->is_null()) return std::nullopt;
-    if (!v->is_number()) {
-      wrong(key, "a number or null", *v);
-      return std::nullopt;
-    }
-    return v->get<double>();
-  }
-
-  [[nodiscard]] const std::string& error() const { return error_; }
-
- private:
-  const json* find(const char* key, std::string_view expected) {
-    const auto it = object_.find(key);
-    if (it != object_.end()) return &*it;
-    note(fmt::format("field '{}' ({}) is missing", key, expected));
-    return nullptr;
-  }
-
-  void wrong(const char* key, std::string_view expected, const json& got) {
-    note(fmt::format("field '{}' should be {}, not {}", key, expected, got.dump()));
-  }
-
-  void note(std::string message) {
-    if (error_.empty()) error_ = std::move(message);
-  }
-
-  const json& object_;
-  std::string error_;
-};
-
-// The `stack` records of one file (format version 2): the call sites other records name by id.
-struct StackTable {
-  std::map<std::uint64_t, std::vector<std::uint64_t>> pcs;
-  std::int64_t unknown_uses = 0;  // ids used with no `stack` record before them
-  std::uint64_t first_unknown = 0;
-
-  std::vector<std::uint64_t> resolve(std::uint64_t id) {
-    const auto it = pcs.find(id);
-    if (it != pcs.end()) return it->second;
-    if (unknown_uses++ == 0) first_unknown = id;
-    return {};  // the placeholder: no call site
-  }
-};
-
-// Reads the schema's fields (common/log_schema.hpp) of a record of format `version` into a record
-// by their C++ types; an optional field absent from the record keeps the member's value, its
-// default.
-class FieldReader {
- public:
-  FieldReader(Fields& fields, const json& object, int version, StackTable* stacks = nullptr)
-      : f_(fields), object_(object), version_(version), stacks_(stacks) {}
-
-  void operator()(const char* key, std::string& v, schema::Presence p) {
-    if (present(key, p)) v = f_.text(key);
-  }
-  void operator()(const char* key, int& v, schema::Presence p) {
-    if (present(key, p)) v = f_.small_int(key);
-  }
-  void operator()(const char* key, std::int64_t& v, schema::Presence p) {
-    if (present(key, p)) v = f_.integer(key);
-  }
-  void operator()(const char* key, std::uint64_t& v, schema::Presence p) {
-    if (present(key, p)) v = f_.count(key);
-  }
-  void operator()(const char* key, double& v, schema::Presence p) {
-    if (present(key, p)) v = f_.number(key);
-  }
-  void operator()(const char* key, std::optional<double>& v, schema::Presence p) {
-    if (present(key, p)) v = f_.number_or_null(key);
-  }
-  void operator()(const char* key, bool& v, schema::Presence p) {
-    if (present(key, p)) v = f_.flag(key);
-  }
-  void operator()(const char* key, std::vector<std::uint64_t>& v, schema::Presence p) {
-    if (present(key, p)) v = f_.addresses(key);
-  }
-  // A call site: the addresses themselves in version 1, the id of a `stack` record after it.
-  void operator()(const char* key, schema::SiteRef<std::vector<std::uint64_t>> site,
-                  schema::Presence p) {
-    if (!present(key, p)) return;
-    if (version_ == 1 || stacks_ == nullptr) {
-      site.value = f_.addresses(key);
-      return;
-    }
-    const std::uint64_t id = f_.count(key);
-    if (f_.error().empty()) site.value = stacks_->resolve(id);
-  }
-
- private:
-  bool present(const char* key, schema::Presence p) const {
-    return schema::must_be_present(p, version_) || object_.contains(key);
-  }
-  Fields& f_;
-  const json& object_;
-  int version_;
-  StackTable* stacks_;
-};
 
 // Who wrote a record: in version 1 the record says it, from version 2 on its file's run record.
 struct Origin {
@@ -296,25 +107,6 @@ struct EndCounts {
   std::int64_t unwritten_calls = 0;
   std::int64_t sampled_calls = 0;  // absent before format 2: no sampling
 };
-
-// What a summary record must satisfy beyond its field types, so the report can divide by calls
-// and trust the bucket; empty when it is sound.
-std::string summary_inconsistency(const SummaryRecord& s) {
-  if (s.calls <= 0) return fmt::format("'calls' is {}; a summary entry counts at least one call",
-                                       s.calls);
-  if (s.predicted_calls < 0 || s.predicted_calls > s.calls) {
-    return fmt::format("'predicted_calls' {} is not between 0 and 'calls' {}", s.predicted_calls,
-                       s.calls);
-  }
-  if (s.bytes_lo > s.bytes_hi) {
-    return fmt::format("'bytes_lo' {} is above 'bytes_hi' {}", s.bytes_lo, s.bytes_hi);
-  }
-  if (!s.overflow && s.comm_size < 1) {
-    return fmt::format("'comm_size' is {} outside an overflow entry", s.comm_size);
-  }
-  return {};
-}
-
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, "; the
 // line is always 1 (we parse one line at a time), so keep only the column and the reason.
@@ -697,141 +489,6 @@ void check_world_size(RunLog& log) {
 }
 
 }  // namespace
-
-fs::path summary_table_path(const fs::path& rank_file) {
-  fs::path p = rank_file;
-  p.replace_extension(".summary");
-  return p;
-}
-
-std::optional<SummaryTable> read_summary_table(const fs::path& path, std::string& problem) {
-  namespace st = summary_table;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    problem = "cannot be opened";
-    return std::nullopt;
-  }
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() < sizeof(st::Header)) {
-    problem = fmt::format("{} bytes, shorter than the {}-byte header", bytes.size(),
-                          sizeof(st::Header));
-    return std::nullopt;
-  }
-  st::Header h;
-  std::memcpy(&h, bytes.data(), sizeof h);
-  if (h.magic != st::kMagic) {
-    problem = "not a collsel summary table (wrong magic bytes)";
-    return std::nullopt;
-  }
-  if (h.version < st::kOldestVersion || h.version > st::kVersion ||
-      h.header_bytes != sizeof(st::Header) || h.entry_bytes != sizeof(st::Entry)) {
-    problem = fmt::format("format version {} with {}-byte header and {}-byte entries, but this "
-                          "collsel reads versions {} to {} ({} and {} bytes)",
-                          h.version, h.header_bytes, h.entry_bytes, st::kOldestVersion,
-                          st::kVersion, sizeof(st::Header), sizeof(st::Entry));
-    return std::nullopt;
-  }
-  if (h.version == 1) h.uncovered_entries = 0;  // then a reserved field
-  const std::uint64_t expected =
-      st::file_bytes(h.capacity, h.overflow_entries, h.uncovered_entries);
-  if (bytes.size() != expected) {
-    problem = fmt::format("{} bytes where its header says {} (truncated?)", bytes.size(),
-                          expected);
-    return std::nullopt;
-  }
-  if (h.used > h.capacity || h.collective_count > st::kMaxCollectives ||
-      h.rung_count > st::kMaxRungs || h.algorithm_count > st::kMaxAlgorithms) {
-    problem = fmt::format("header out of range: {} of {} entries used, {} collectives, {} rungs, "
-                          "{} algorithms",
-                          h.used, h.capacity, h.collective_count, h.rung_count,
-                          h.algorithm_count);
-    return std::nullopt;
-  }
-  const auto name = [](const st::Name& n) {
-    return std::string(n.data(), strnlen(n.data(), n.size()));
-  };
-  SummaryTable table;
-  const auto read_entry = [&](std::size_t index, bool overflow_part) -> bool {
-    st::Entry e;
-    std::memcpy(&e, bytes.data() + sizeof(st::Header) + index * sizeof(st::Entry), sizeof e);
-    if (e.calls == 0) return true;  // unused, or only traced
-    const auto bad = [&](std::string_view what) {
-      problem = fmt::format("entry {}: {}", index, what);
-      return false;
-    };
-    if (e.calls > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
-        e.predicted_calls > e.calls) {
-      return bad(fmt::format("{} calls, {} predicted", e.calls, e.predicted_calls));
-    }
-    if (e.coll >= h.collective_count || e.rung >= h.rung_count || e.depth > st::kMaxFrames ||
-        e.bucket_lo > e.bucket_hi || e.bucket_hi > 64 || (e.overflow != 0) != overflow_part) {
-      return bad("a field out of range");
-    }
-    if (!overflow_part && e.algorithm >= h.algorithm_count &&
-        e.algorithm != st::kUnknownAlgorithm) {
-      return bad(fmt::format("algorithm index {} of {}", e.algorithm, h.algorithm_count));
-    }
-    SummaryRecord r;
-    r.comm_size = overflow_part ? 0 : e.comm_size;
-    r.coll = name(h.collectives[e.coll]);
-    r.algorithm = overflow_part                              ? "*"
-                  : e.algorithm == st::kUnknownAlgorithm ? "?"
-                                                         : name(h.algorithms[e.algorithm]);
-    r.rung = name(h.rungs[e.rung]);
-    r.bytes_lo = pmpi::bucket_low(e.bucket_lo);
-    r.bytes_hi = pmpi::bucket_high(e.bucket_hi);
-    r.stack.assign(e.pcs.begin(), e.pcs.begin() + e.depth);
-    r.overflow = overflow_part;
-    r.calls = static_cast<std::int64_t>(e.calls);
-    r.bytes_sum = e.bytes_sum;
-    r.actual_sum_s = e.actual_sum_s;
-    r.actual_min_s = e.actual_min_s;
-    r.actual_max_s = e.actual_max_s;
-    r.predicted_calls = static_cast<std::int64_t>(e.predicted_calls);
-    r.predicted_sum_s = e.predicted_sum_s;
-    if (e.predicted_calls > 0) {
-      r.predicted_min_s = e.predicted_min_s;
-      r.predicted_max_s = e.predicted_max_s;
-    }
-    r.recovered = true;
-    if (const std::string why = summary_inconsistency(r); !why.empty()) return bad(why);
-    table.calls += r.calls;
-    if (overflow_part) table.overflow_calls += r.calls;
-    table.summaries.push_back(std::move(r));
-    return true;
-  };
-  // Keyed entries first, as a clean ending writes them.
-  for (std::uint32_t i = 0; i < h.used; ++i) {
-    if (!read_entry(h.overflow_entries + i, false)) return std::nullopt;
-  }
-  for (std::uint32_t i = 0; i < h.overflow_entries; ++i) {
-    if (!read_entry(i, true)) return std::nullopt;
-  }
-  table.sampled_calls =
-      static_cast<std::int64_t>(std::min<std::uint64_t>(h.sampled_calls, table.calls));
-  const std::uint64_t uncovered_at = st::uncovered_offset(h.capacity, h.overflow_entries);
-  for (std::uint32_t i = 0; i < h.uncovered_entries; ++i) {
-    st::Uncovered u;
-    std::memcpy(&u, bytes.data() + uncovered_at + i * sizeof(st::Uncovered), sizeof u);
-    if (u.counted == 0) continue;
-    if (u.timing > st::kTimingInitiation || u.reason > st::kReasonBeforeServing ||
-        u.calls > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      problem = fmt::format("uncovered entry {}: a field out of range", i);
-      return std::nullopt;
-    }
-    if (u.reason == st::kReasonNotServed) table.uncovered_counted = true;
-    if (u.calls == 0) continue;
-    UncoveredRecord r;
-    r.function = name(u.function);
-    r.timing = u.timing == st::kTimingWhole ? "whole" : "initiation";
-    r.reason = u.reason == st::kReasonNotServed ? std::string()
-                                                : std::string(schema::kReasonBeforeServing);
-    r.calls = static_cast<std::int64_t>(u.calls);
-    r.time_s = static_cast<double>(u.ns) * 1e-9;
-    table.uncovered.push_back(std::move(r));
-  }
-  return table;
-}
 
 std::string describe_ending(const RunHeader& rank) {
   if (rank.ending.empty()) return "cut short (no end record: killed by SIGKILL?)";

@@ -1,3 +1,6 @@
+// The HTML report: one self-contained page, each of the report's sections a table function here
+// (the same sections report_format.cpp prints as text, CSV and JSON) and the plots inlined as SVG.
+// Near 700 lines because it is the one place that knows the page's markup; the data are report.cpp's.
 #include "tools/plots/html_report.hpp"
 
 #include <algorithm>
