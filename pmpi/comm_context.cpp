@@ -1,38 +1,39 @@
 #include "pmpi/comm_context.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "selector/calls.hpp"
 
 namespace collsel::pmpi {
 
-double CommContext::agree_max(double local) const {
-  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages on the critical
-  // path, reached only at the monitor's few agreement points.
+AdaptSample CommContext::agree_max(const AdaptSample& local) const {
+  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages of 16 bytes on
+  // the critical path, reached only at the monitor's few agreement points.
   const MPI_Comm comm = this->comm();
   const int tag = tag_base() + kTagAgree;
-  double value = local;
+  std::array<double, 2> value{local.mean_s, local.rel_se};
   int mask = 1;
   for (; mask < size_; mask <<= 1) {
     if ((rank_ & mask) != 0) {
-      PMPI_Send(&value, 1, MPI_DOUBLE, rank_ - mask, tag, comm);
+      PMPI_Send(value.data(), 2, MPI_DOUBLE, rank_ - mask, tag, comm);
       break;
     }
     if (rank_ + mask < size_) {
-      double other = 0.0;
-      PMPI_Recv(&other, 1, MPI_DOUBLE, rank_ + mask, tag, comm, MPI_STATUS_IGNORE);
-      value = std::max(value, other);
+      std::array<double, 2> other{};
+      PMPI_Recv(other.data(), 2, MPI_DOUBLE, rank_ + mask, tag, comm, MPI_STATUS_IGNORE);
+      for (std::size_t i = 0; i < value.size(); ++i) value[i] = std::max(value[i], other[i]);
     }
   }
   // Rank r received from r - mask (its lowest set bit) and now forwards to r + mask/2, ....
   if (rank_ != 0) {
-    PMPI_Recv(&value, 1, MPI_DOUBLE, rank_ - mask, tag, comm, MPI_STATUS_IGNORE);
+    PMPI_Recv(value.data(), 2, MPI_DOUBLE, rank_ - mask, tag, comm, MPI_STATUS_IGNORE);
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (rank_ + mask < size_) PMPI_Send(&value, 1, MPI_DOUBLE, rank_ + mask, tag, comm);
+    if (rank_ + mask < size_) PMPI_Send(value.data(), 2, MPI_DOUBLE, rank_ + mask, tag, comm);
   }
-  return value;
+  return {value[0], value[1]};
 }
 
 ShapeState* CommContext::cached(const CallShape& shape) noexcept {

@@ -79,10 +79,10 @@ class CommContext {
   std::uint64_t next_seq() { return seq_++; }
   // The private communicator (its placement, its decisions); nullptr when not served.
   const SharedComm* shared() const { return binding_ ? &binding_->shared() : nullptr; }
-  // The maximum of `local` over the communicator's ranks, by point-to-point on this
-  // communicator's own agreement tag: a collective on the shared private communicator could
+  // The maximum of each of `local`'s fields over the communicator's ranks, by point-to-point on
+  // this communicator's own agreement tag: a collective on the shared private communicator could
   // meet another user communicator's collective from another thread.
-  double agree_max(double local) const;
+  AdaptSample agree_max(const AdaptSample& local) const;
 
   // nullptr when the shape is not cached yet.
   ShapeState* cached(const CallShape& shape) noexcept;

@@ -54,6 +54,7 @@ ShapeMonitor::ShapeMonitor(const AdaptSettings& settings, std::vector<double> pr
                            std::optional<std::pair<int, double>> start)
     : settings_(settings), predicted_(std::move(predicted_s)) {
   outcome_.measured_s.assign(predicted_.size(), std::numeric_limits<double>::quiet_NaN());
+  outcome_.measured_rel_se.assign(predicted_.size(), 0.0);
   if (start && start->first >= 0 && start->first < ranking_size()) {
     incumbent_ = start->first;
     reference_s_ = start->second;
@@ -64,6 +65,18 @@ ShapeMonitor::ShapeMonitor(const AdaptSettings& settings, std::vector<double> pr
   outcome_.chosen = incumbent_;
 }
 
+void ShapeMonitor::reset_window() {
+  window_sum_ = 0.0;
+  window_sum_sq_ = 0.0;
+  window_calls_ = 0;
+}
+
+void ShapeMonitor::add_to_window(double local_s) {
+  window_sum_ += local_s;
+  window_sum_sq_ += local_s * local_s;
+  ++window_calls_;
+}
+
 bool ShapeMonitor::record(double local_s) {
   ++outcome_.calls;
   if (phase_ == Phase::exploring) {
@@ -71,17 +84,15 @@ bool ShapeMonitor::record(double local_s) {
     ++trial_call_;
     // The first trial call alone decides whether the runner-up is worth its other calls; the
     // mean then covers the others (the first carries the switch's one-off costs).
-    if (trial_call_ == 1) window_sum_ = 0.0, window_calls_ = 0;
-    window_sum_ += local_s;
-    ++window_calls_;
-    agree_pending_ = trial_call_ == 1 || trial_call_ == settings_.trial_calls;
+    if (trial_call_ == 1) reset_window();
+    add_to_window(local_s);
+    agree_pending_ = trial_call_ == 1 || trial_call_ == trial_limit_;
     return agree_pending_;
   }
   if (skip_next_) {
     skip_next_ = false;
   } else {
-    window_sum_ += local_s;
-    ++window_calls_;
+    add_to_window(local_s);
   }
   while (next_checkpoint_ < kAdaptCheckpoints.size() &&
          kAdaptCheckpoints[next_checkpoint_] < outcome_.calls) {
@@ -95,28 +106,75 @@ bool ShapeMonitor::record(double local_s) {
   return agree_pending_;
 }
 
-double ShapeMonitor::local_value() const {
-  return window_calls_ > 0 ? window_sum_ / static_cast<double>(window_calls_) : 0.0;
+AdaptSample ShapeMonitor::local_value() const {
+  AdaptSample v;
+  if (window_calls_ == 0) return v;
+  const auto n = static_cast<double>(window_calls_);
+  v.mean_s = window_sum_ / n;
+  if (window_calls_ >= 2 && v.mean_s > 0.0) {
+    const double variance = std::max(0.0, (window_sum_sq_ - n * v.mean_s * v.mean_s) / (n - 1.0));
+    v.rel_se = std::sqrt(variance / n) / v.mean_s;
+  }
+  return v;
 }
 
-void ShapeMonitor::agree(double agreed_s) {
+double ShapeMonitor::gain_of(int i) const {
+  const double incumbent_s = outcome_.measured_s[static_cast<std::size_t>(incumbent_)];
+  return (incumbent_s - outcome_.measured_s[static_cast<std::size_t>(i)]) / incumbent_s;
+}
+
+double ShapeMonitor::noise_of(int i) const {
+  const auto& se = outcome_.measured_rel_se;
+  return std::hypot(se[static_cast<std::size_t>(incumbent_)], se[static_cast<std::size_t>(i)]);
+}
+
+bool ShapeMonitor::clearly_better(int i) const {
+  const double gain = gain_of(i);
+  return i != incumbent_ && gain > settings_.hysteresis &&
+         gain > settings_.significance * noise_of(i);
+}
+
+void ShapeMonitor::agree(const AdaptSample& agreed) {
   if (!agree_pending_) return;
   agree_pending_ = false;
-  window_sum_ = 0.0;
-  window_calls_ = 0;
   auto& measured = outcome_.measured_s;
+  auto& rel_se = outcome_.measured_rel_se;
   if (phase_ == Phase::exploring) {
-    const double incumbent_s = measured[static_cast<std::size_t>(incumbent_)];
-    const bool last = trial_call_ >= settings_.trial_calls;
-    const bool abandon = trial_call_ == 1 && agreed_s > settings_.abandon_factor * incumbent_s;
-    if (last || abandon) {
-      measured[static_cast<std::size_t>(current_)] = agreed_s;
-      next_candidate();
+    const auto c = static_cast<std::size_t>(current_);
+    if (trial_call_ == 1) {
+      const double incumbent_s = measured[static_cast<std::size_t>(incumbent_)];
+      if (agreed.mean_s > settings_.abandon_factor * incumbent_s) {
+        measured[c] = agreed.mean_s;
+        rel_se[c] = agreed.rel_se;
+        reset_window();
+        next_candidate();
+        return;
+      }
+      if (trial_call_ < trial_limit_) {
+        reset_window();
+        return;
+      }
     }
+    measured[c] = agreed.mean_s;
+    rel_se[c] = agreed.rel_se;
+    // Measured faster, but not clearly, while the noise could hide a gain above the hysteresis:
+    // more calls of the same window (the first trial call stays out of it).
+    const double gain = gain_of(current_);
+    const bool unclear = gain > 0.0 && !clearly_better(current_) &&
+                         gain + settings_.significance * noise_of(current_) > settings_.hysteresis;
+    const int max_calls = std::max(settings_.trial_calls, settings_.max_trial_calls);
+    if (unclear && trial_limit_ < max_calls) {
+      trial_limit_ = std::min(2 * trial_limit_, max_calls);
+      return;
+    }
+    reset_window();
+    next_candidate();
     return;
   }
-  measured[static_cast<std::size_t>(incumbent_)] = agreed_s;
-  const double ratio = agreed_s / reference_s_;
+  reset_window();
+  measured[static_cast<std::size_t>(incumbent_)] = agreed.mean_s;
+  rel_se[static_cast<std::size_t>(incumbent_)] = agreed.rel_se;
+  const double ratio = agreed.mean_s / reference_s_;
   const bool departs = std::isfinite(ratio) && reference_s_ > 0.0 && ratio > settings_.threshold;
   if (phase_ == Phase::monitoring && settings_.mode == AdaptMode::explore && departs &&
       ranking_size() > 1) {
@@ -125,7 +183,8 @@ void ShapeMonitor::agree(double agreed_s) {
 }
 
 void ShapeMonitor::begin_exploring() {
-  // Once per shape and run: the bound on exploratory calls is max_candidates x trial_calls.
+  // Once per shape and run: the bound on exploratory calls is max_candidates x max_trial_calls,
+  // and a runner-up past trial_calls measured faster than the incumbent.
   outcome_.explored = true;
   to_try_.clear();
   for (int i = 0; i < ranking_size(); ++i) {
@@ -138,6 +197,7 @@ void ShapeMonitor::begin_exploring() {
 
 void ShapeMonitor::next_candidate() {
   trial_call_ = 0;
+  trial_limit_ = settings_.trial_calls;
   if (next_try_ >= to_try_.size()) {
     finish_exploring();
     return;
@@ -147,20 +207,22 @@ void ShapeMonitor::next_candidate() {
 
 void ShapeMonitor::finish_exploring() {
   const auto& measured = outcome_.measured_s;
+  // The fastest of the runners-up that beat the incumbent clearly (hysteresis and significance),
+  // or the incumbent.
   int best = incumbent_;
   for (int i = 0; i < ranking_size(); ++i) {
-    if (measured[static_cast<std::size_t>(i)] < measured[static_cast<std::size_t>(best)]) best = i;
+    if (!clearly_better(i)) continue;
+    if (best == incumbent_ ||
+        measured[static_cast<std::size_t>(i)] < measured[static_cast<std::size_t>(best)]) {
+      best = i;
+    }
   }
-  // Hysteresis: a runner-up must beat the incumbent clearly, or noise would pick it.
-  if (best != incumbent_ && measured[static_cast<std::size_t>(best)] <
-                                (1.0 - settings_.hysteresis) *
-                                    measured[static_cast<std::size_t>(incumbent_)]) {
-    incumbent_ = best;
-  }
+  incumbent_ = best;
   current_ = incumbent_;
   outcome_.chosen = incumbent_;
   phase_ = Phase::settled;
   skip_next_ = true;
+  reset_window();
 }
 
 }  // namespace collsel

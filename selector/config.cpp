@@ -257,7 +257,7 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
   if (t == nullptr) return;
   check_keys(r, *t, "[adapt]",
              {"mode", "threshold", "candidate_factor", "max_candidates", "trial_calls",
-              "hysteresis", "abandon_factor", "learned"});
+              "hysteresis", "significance", "max_trial_calls", "abandon_factor", "learned"});
   AdaptSettings& a = c.adapt;
   std::string mode;
   if (read(r, *t, "[adapt]", "mode", mode)) {
@@ -271,10 +271,13 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
   read_factor(r, *t, "threshold", 0.0, 1e6, a.threshold);
   read_factor(r, *t, "candidate_factor", 1.0, 1e6, a.candidate_factor);
   read_factor(r, *t, "hysteresis", 0.0, 0.9, a.hysteresis);
+  read_factor(r, *t, "significance", 0.0, 10.0, a.significance);
   read_factor(r, *t, "abandon_factor", 1.0, 1e6, a.abandon_factor);
   // Bounded so that a typo cannot turn exploration into most of a job.
   read_bounded(r, *t, "[adapt]", "max_candidates", 0, 16, a.max_candidates);
   read_bounded(r, *t, "[adapt]", "trial_calls", 1, 100, a.trial_calls);
+  read_bounded(r, *t, "[adapt]", "max_trial_calls", 1, 1000, a.max_trial_calls);
+  // Below trial_calls it would cut the trial short: the monitor takes the larger of the two.
   std::string learned;
   if (read(r, *t, "[adapt]", "learned", learned) && !learned.empty()) {
     std::filesystem::path p(learned);

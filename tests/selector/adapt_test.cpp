@@ -3,6 +3,7 @@
 #include "selector/adapt.hpp"
 
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -67,6 +68,95 @@ TEST(ShapeMonitor, ExploresTheRunnersUpAndKeepsTheMeasuredBest) {
   EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 2.0);
 }
 
+// As Driver, with each algorithm's n-th call (counted per algorithm) taking time(k, n).
+struct SeriesDriver {
+  ShapeMonitor& m;
+  std::function<double(int, int)> time;
+  std::vector<int> ran{};
+  std::vector<int> per_algorithm = std::vector<int>(8, 0);
+  void calls(int n) {
+    for (int i = 0; i < n; ++i) {
+      const int k = m.step().candidate;
+      ran.push_back(k);
+      if (m.record(time(k, per_algorithm[static_cast<std::size_t>(k)]++))) {
+        m.agree(m.local_value());
+      }
+    }
+  }
+};
+
+// Alternating around `mean` by +-spread: a noisy algorithm whose mean is exact over an even count.
+double noisy(double mean, double spread, int n) { return n % 2 == 0 ? mean + spread : mean - spread; }
+
+TEST(ShapeMonitor, TheAgreedSampleCarriesTheMeansRelativeStandardError) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::monitor;
+  ShapeMonitor m(s, {1.0});
+  const double times[] = {100.0, 1, 3, 1, 3, 1, 3, 2};  // calls 2-8: mean 2, sample sd 1
+  AdaptSample agreed;
+  for (double t : times) {
+    if (m.record(t)) agreed = m.local_value();
+  }
+  EXPECT_DOUBLE_EQ(agreed.mean_s, 2.0);
+  EXPECT_NEAR(agreed.rel_se, std::sqrt(1.0 / 7.0) / 2.0, 1e-12);
+}
+
+TEST(ShapeMonitor, AnUnclearGainGetsALongerTrialAndIsKeptOnceClear) {
+  // The runner-up is 15 % faster on average, but its first timed calls are noisy: 2 and 4 of its
+  // trial calls 2-4 look 6 % faster with a 20 % spread, unclear against the 10 % hysteresis.
+  ShapeMonitor m(explore_settings(), {1.0, 1.2});
+  SeriesDriver d{m, [](int k, int n) {
+                   if (k == 0) return 2.0;               // the model's choice, 2x its prediction
+                   if (n >= 1 && n <= 3) return noisy(1.88, 0.3, n);
+                   return 1.7;
+                 }};
+  d.calls(8);
+  d.calls(16);
+  EXPECT_TRUE(m.outcome().explored);
+  EXPECT_EQ(m.outcome().explore_calls, 8u);  // 4 calls, unclear; doubled to 8, then clear
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_EQ(d.ran.back(), 1);
+}
+
+TEST(ShapeMonitor, ALongerTrialThatStaysWithinTheNoiseKeepsTheIncumbent) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2});
+  // 5 % faster on average with a 30 % spread: never clear, the trial grows to max_trial_calls.
+  SeriesDriver d{m, [](int k, int n) { return k == 0 ? 2.0 : noisy(1.9, 0.6, n); }};
+  d.calls(200);
+  EXPECT_EQ(m.outcome().explore_calls, 16u);
+  EXPECT_EQ(m.outcome().chosen, 0);
+}
+
+TEST(ShapeMonitor, ASlowerOrClearlyFasterRunnerUpIsNotTriedLonger) {
+  ShapeMonitor slower(explore_settings(), {1.0, 1.2});
+  SeriesDriver a{slower, [](int k, int n) { return k == 0 ? 2.0 : noisy(2.3, 0.3, n); }};
+  a.calls(100);
+  EXPECT_EQ(slower.outcome().explore_calls, 4u);
+  EXPECT_EQ(slower.outcome().chosen, 0);
+  ShapeMonitor faster(explore_settings(), {1.0, 1.2});
+  SeriesDriver b{faster, [](int k, int) { return k == 0 ? 2.0 : 1.0; }};
+  b.calls(100);
+  EXPECT_EQ(faster.outcome().explore_calls, 4u);
+  EXPECT_EQ(faster.outcome().chosen, 1);
+}
+
+TEST(ShapeMonitor, SignificanceKeepsTheIncumbentAgainstAGainWithinItsNoise) {
+  AdaptSettings s = explore_settings();
+  s.max_trial_calls = 4;  // no longer trial: the verdict of 3 timed calls
+  ShapeMonitor m(s, {1.0, 1.2});
+  // Calls 2-4 of the runner-up: 1.2, 1.8, 1.2 -> 1.4, 30 % faster than 2.0, but its standard
+  // error (0.2 / 1.4 = 14 %, x 2 = 29 %) is close to that: 30 % > 29 % is kept ...
+  SeriesDriver d{m, [](int k, int n) { return k == 0 ? 2.0 : (n == 2 ? 1.8 : 1.2); }};
+  d.calls(100);
+  EXPECT_EQ(m.outcome().chosen, 1);
+  // ... and at 2.5 standard errors it is not.
+  s.significance = 2.5;
+  ShapeMonitor strict(s, {1.0, 1.2});
+  SeriesDriver e{strict, [](int k, int n) { return k == 0 ? 2.0 : (n == 2 ? 1.8 : 1.2); }};
+  e.calls(100);
+  EXPECT_EQ(strict.outcome().chosen, 0);
+}
+
 TEST(ShapeMonitor, AChoiceFasterThanPredictedIsNotSecondGuessed) {
   ShapeMonitor m(explore_settings(), {1.0, 1.2});
   Driver d{m, std::vector<double>{0.2, 0.1}};  // 5x faster than predicted: no exploration
@@ -105,6 +195,17 @@ TEST(ShapeMonitor, ExploresAtMostOncePerShapeWithinItsBound) {
   EXPECT_EQ(m.outcome().chosen, 0);
 }
 
+TEST(ShapeMonitor, LongerTrialsStayWithinMaxCandidatesTimesMaxTrialCalls) {
+  AdaptSettings s = explore_settings();
+  ShapeMonitor m(s, {1.0, 1.1, 1.2, 1.3});
+  // Every runner-up looks a little faster within a large noise: each is tried the longest.
+  SeriesDriver d{m, [](int k, int n) { return k == 0 ? 5.0 : noisy(4.8, 2.0, n); }};
+  d.calls(1000);
+  EXPECT_EQ(m.outcome().explore_calls,
+            static_cast<std::uint64_t>(s.max_candidates * s.max_trial_calls));
+  EXPECT_EQ(m.outcome().chosen, 0);
+}
+
 TEST(ShapeMonitor, MonitorModeMeasuresButNeverSwitches) {
   AdaptSettings s = explore_settings();
   s.mode = AdaptMode::monitor;
@@ -132,7 +233,7 @@ TEST(ShapeMonitor, TheFirstCallOfTheShapeIsLeftOutOfTheMeasurement) {
   const double times[] = {100.0, 1, 1, 1, 1, 1, 1, 4};
   double agreed = 0.0;
   for (double t : times) {
-    if (m.record(t)) agreed = m.local_value();
+    if (m.record(t)) agreed = m.local_value().mean_s;
   }
   EXPECT_DOUBLE_EQ(agreed, 10.0 / 7.0);
 }

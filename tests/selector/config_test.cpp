@@ -96,6 +96,8 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(a.max_candidates, d.max_candidates);
   EXPECT_EQ(a.trial_calls, d.trial_calls);
   EXPECT_EQ(a.hysteresis, d.hysteresis);
+  EXPECT_EQ(a.significance, d.significance);
+  EXPECT_EQ(a.max_trial_calls, d.max_trial_calls);
   EXPECT_EQ(a.abandon_factor, d.abandon_factor);
   EXPECT_EQ(a.learned_path, d.learned_path);
   EXPECT_EQ(file.config.max_private_comms, defaults.max_private_comms);
@@ -146,6 +148,8 @@ candidate_factor = 3.5
 max_candidates = 5
 trial_calls = 7
 hysteresis = 0.2
+significance = 1.5
+max_trial_calls = 30
 abandon_factor = 4.0
 learned = "runs/learned.toml"
 )",
@@ -158,6 +162,8 @@ learned = "runs/learned.toml"
   EXPECT_EQ(a.max_candidates, 5);
   EXPECT_EQ(a.trial_calls, 7);
   EXPECT_EQ(a.hysteresis, 0.2);
+  EXPECT_EQ(a.significance, 1.5);
+  EXPECT_EQ(a.max_trial_calls, 30);
   EXPECT_EQ(a.abandon_factor, 4.0);
   EXPECT_EQ(a.learned_path, "/etc/collsel/runs/learned.toml");
 }
