@@ -8,12 +8,48 @@
 
 namespace collsel::pmpi {
 
+namespace {
+
+// Up to this many ranks, every rank sends its sample to every other (P - 1 messages of 16 bytes
+// each way, one round): on the emulated cluster each hop of the tree below waits for a 4-16 ms
+// scheduler slot, and its 2 log2(8) = 6 sequential hops cost about 0.1 s per agreement
+// (docs/BENCHMARKS.md, "Self-correction"). Past it, the tree's 2 log2(P) hops cost less than a
+// root's P - 1 messages would.
+constexpr int kAllExchangeRanks = 16;
+
+}  // namespace
+
 AdaptSample CommContext::agree_max(const AdaptSample& local) const {
-  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages of 16 bytes on
-  // the critical path, reached only at the monitor's few agreement points.
   const MPI_Comm comm = this->comm();
   const int tag = tag_base() + kTagAgree;
   std::array<double, 2> value{local.mean_s, local.rel_se};
+  if (size_ <= kAllExchangeRanks) {
+    // MAX is exact and commutative: every rank takes the maximum of the same P samples.
+    std::array<std::array<double, 2>, kAllExchangeRanks> others{};
+    std::array<MPI_Request, 2 * kAllExchangeRanks> requests{};
+    int n = 0;
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer == rank_) continue;
+      PMPI_Irecv(others[static_cast<std::size_t>(peer)].data(), 2, MPI_DOUBLE, peer, tag, comm,
+                 &requests[static_cast<std::size_t>(n++)]);
+    }
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer == rank_) continue;
+      PMPI_Isend(value.data(), 2, MPI_DOUBLE, peer, tag, comm,
+                 &requests[static_cast<std::size_t>(n++)]);
+    }
+    PMPI_Waitall(n, requests.data(), MPI_STATUSES_IGNORE);
+    std::array<double, 2> result = value;
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer == rank_) continue;
+      for (std::size_t i = 0; i < result.size(); ++i) {
+        result[i] = std::max(result[i], others[static_cast<std::size_t>(peer)][i]);
+      }
+    }
+    return {result[0], result[1]};
+  }
+  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages of 16 bytes on
+  // the critical path, reached only at the monitor's few agreement points.
   int mask = 1;
   for (; mask < size_; mask <<= 1) {
     if ((rank_ & mask) != 0) {

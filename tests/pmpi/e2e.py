@@ -649,13 +649,18 @@ def case_adapt_skew(args, work):
             last_trial = max(i for i, r in enumerate(seq) if r["rung"] == "explore")
             settled = {r["algorithm"] for r in seq[last_trial + 1:]}
             check(len(settled) <= 1, f"{key}: still switching after exploring: {settled}")
-    check(explored == len(shapes), f"threshold 0 explored {explored} of {len(shapes)} shapes")
+    # The first agreement is at a shape's 8th call: past 15 ranks the Scatter roots, which rotate,
+    # get fewer calls each.
+    checked = sum(len(seq) >= 8 for seq in shapes.values())
+    check(checked > 0 and explored == checked,
+          f"threshold 0 explored {explored} of the {checked} shapes called 8 times or more")
     print(f"{explored} of {len(shapes)} shapes explored; chosen: "
           + ", ".join(sorted({seq[-1]['algorithm'] for seq in shapes.values()})))
     learned = list(logdir.glob("*/learned.toml"))
     check(len(learned) == 1, f"expected one learned.toml, found {learned}")
     text = learned[0].read_text()
-    check(text.count("[[shape]]") == len(shapes), f"learned.toml has not every shape:\n{text}")
+    check(text.count("[[shape]]") == checked,
+          f"learned.toml has not every shape called 8 times or more:\n{text}")
 
     logdir2 = work / "logs2"
     env2 = base_env(logdir2)
@@ -671,6 +676,13 @@ def case_adapt_skew(args, work):
         first = seq[0]
         check(first["rung"] in ("measured", "model", "default_model"),
               f"{key}: first call of the second run has rung {first['rung']}")
+
+
+def case_adapt_skew_tree(args, work):
+    """The same past 16 ranks, where the agreement is a binomial reduce and broadcast instead of
+    every rank sending to every other (pmpi/comm_context.cpp, kAllExchangeRanks)."""
+    check(args.ranks > 16, f"run at more than 16 ranks, not {args.ranks}")
+    case_adapt_skew(args, work)
 
 
 def case_adapt_bad_learned(args, work):
