@@ -152,6 +152,10 @@ def one_model(args, program, model, label, names, work, shared):
     totals["explore"] = run(args, program, model, "explore", {"COLLSEL_ADAPT": "explore"},
                             work / "explore")
     seqs, explore_run = settle(work / "explore")
+    if args.keep_logs:
+        # The explore run's logs: each trial call's time and rung, the verdicts behind the totals.
+        shutil.copytree(explore_run, pathlib.Path(args.keep_logs) / label.replace(" ", "") / "explore",
+                        dirs_exist_ok=True)
     log("learned")
     totals["learned"] = run(args, program, model, "learned",
                             {"COLLSEL_ADAPT": "explore",
@@ -202,6 +206,8 @@ def main():
     p.add_argument("--collsel", default=str(ROOT / "build/tools/cli/collsel"))
     p.add_argument("--timeout", type=int, default=900)
     p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
+    p.add_argument("--keep-logs", metavar="DIR",
+                   help="copy each model's explore run's logs (collsel report reads them) to DIR")
     args = p.parse_args()
     if args.shim is None:
         args.shim = str(ROOT / ("build/pmpi/libcollsel.so" if args.emucluster

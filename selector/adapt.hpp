@@ -39,15 +39,16 @@ struct AdaptSettings {
   double candidate_factor = 2.0;
   int max_candidates = 3;
   int trial_calls = 4;
-  // A runner-up replaces the incumbent only when it measured this much faster (0.1: 10 %), and
-  // by more than `significance` times the agreed standard error of the difference: noise alone
-  // must not flip the choice, and a true gain hidden by noise must not be thrown away.
+  // A runner-up replaces the incumbent only when it measured this much faster (0.1: 10 %), so
+  // noise does not flip the choice. Its trial ends early when the gain is also more than
+  // `significance` times the agreed standard error of the difference (clearly faster).
   double hysteresis = 0.10;
   double significance = 2.0;
   // A runner-up that measured faster than the incumbent, but not clearly (the gain is below the
   // hysteresis or within the noise, and the noise could hide a gain above it), gets its trial
-  // doubled, up to this many calls in all: on the emulated cluster 3 timed calls of
-  // alltoall.windowed measured 4.8 % faster than all_at_once where 200 measured 17 %.
+  // doubled, up to this many calls in all, and is then judged by its mean and the hysteresis: on
+  // the emulated cluster 3 timed calls of alltoall.windowed measured 4.8 % faster than
+  // all_at_once where 200 measured 17 %.
   int max_trial_calls = 16;
   // A runner-up whose first trial call is slower than this factor times the incumbent's measured
   // mean is abandoned after that call: the bound on what exploring can cost.
@@ -135,6 +136,9 @@ class ShapeMonitor {
   int trial_call_ = 0;
   int trial_limit_ = 0;  // the current runner-up's trial length: trial_calls, doubled while unclear
   std::vector<int> to_try_;  // ranking indices still to try while exploring
+  // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
+  // significance), or at max_trial_calls by more than the hysteresis.
+  std::vector<bool> accepted_;
   std::size_t next_try_ = 0;
   bool agree_pending_ = false;
   AdaptOutcome outcome_;

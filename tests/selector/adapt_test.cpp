@@ -140,21 +140,40 @@ TEST(ShapeMonitor, ASlowerOrClearlyFasterRunnerUpIsNotTriedLonger) {
   EXPECT_EQ(faster.outcome().chosen, 1);
 }
 
-TEST(ShapeMonitor, SignificanceKeepsTheIncumbentAgainstAGainWithinItsNoise) {
+TEST(ShapeMonitor, SignificanceEndsATrialEarlyAndTheLongestTrialIsJudgedByItsMean) {
+  // The runner-up alternates 1.8 and 1.2: its calls 2-4 (1.8, 1.2, 1.8) average 1.6, 20 % faster
+  // than 2.0, with a relative standard error of 12.5 %: unclear at 2 standard errors; calls 2-8
+  // average 1.54 (23 %) with 7.6 %: clear, the trial ends at 8 calls.
+  const auto times = [](int k, int n) { return k == 0 ? 2.0 : (n % 2 == 0 ? 1.2 : 1.8); };
   AdaptSettings s = explore_settings();
-  s.max_trial_calls = 4;  // no longer trial: the verdict of 3 timed calls
   ShapeMonitor m(s, {1.0, 1.2});
-  // Calls 2-4 of the runner-up: 1.2, 1.8, 1.2 -> 1.4, 30 % faster than 2.0, but its standard
-  // error (0.2 / 1.4 = 14 %, x 2 = 29 %) is close to that: 30 % > 29 % is kept ...
-  SeriesDriver d{m, [](int k, int n) { return k == 0 ? 2.0 : (n == 2 ? 1.8 : 1.2); }};
+  SeriesDriver d{m, times};
   d.calls(100);
+  EXPECT_EQ(m.outcome().explore_calls, 8u);
   EXPECT_EQ(m.outcome().chosen, 1);
-  // ... and at 2.5 standard errors it is not.
-  s.significance = 2.5;
+  // Asked for 5 standard errors it is never clear; at 16 calls its mean (1.52, 24 %) is above
+  // the hysteresis and it is kept all the same.
+  s.significance = 5.0;
   ShapeMonitor strict(s, {1.0, 1.2});
-  SeriesDriver e{strict, [](int k, int n) { return k == 0 ? 2.0 : (n == 2 ? 1.8 : 1.2); }};
+  SeriesDriver e{strict, times};
   e.calls(100);
-  EXPECT_EQ(strict.outcome().chosen, 0);
+  EXPECT_EQ(strict.outcome().explore_calls, 16u);
+  EXPECT_EQ(strict.outcome().chosen, 1);
+}
+
+TEST(ShapeMonitor, AMeasurementPastTheThresholdOnlyWithinItsNoiseDoesNotExplore) {
+  // Calls 2-8 alternate 2.5 and 0.5 (mean 1.64, past the 1.5x threshold), but with a relative
+  // standard error of 25 %, 2 of which put the low end of the band at 0.83x.
+  ShapeMonitor m(explore_settings(), {1.0, 1.2});
+  SeriesDriver d{m, [](int k, int n) { return k == 0 ? (n % 2 == 0 ? 0.5 : 2.5) : 0.1; }};
+  d.calls(8);
+  EXPECT_FALSE(m.outcome().explored);
+  EXPECT_NEAR(m.outcome().measured_s[0], (3 * 0.5 + 4 * 2.5) / 7.0, 1e-12);
+  // A steady 1.64 explores.
+  ShapeMonitor steady(explore_settings(), {1.0, 1.2});
+  SeriesDriver e{steady, [](int k, int) { return k == 0 ? 11.5 / 7.0 : 0.1; }};
+  e.calls(9);
+  EXPECT_TRUE(steady.outcome().explored);
 }
 
 TEST(ShapeMonitor, AChoiceFasterThanPredictedIsNotSecondGuessed) {
