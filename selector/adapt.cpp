@@ -142,19 +142,14 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
   auto& rel_se = outcome_.measured_rel_se;
   if (phase_ == Phase::exploring) {
     const auto c = static_cast<std::size_t>(current_);
-    if (trial_call_ == 1) {
-      const double incumbent_s = measured[static_cast<std::size_t>(incumbent_)];
-      if (agreed.mean_s > settings_.abandon_factor * incumbent_s) {
-        measured[c] = agreed.mean_s;
-        rel_se[c] = agreed.rel_se;
-        reset_window();
-        next_candidate();
-        return;
-      }
-      if (trial_call_ < trial_limit_) {
-        reset_window();
-        return;
-      }
+    // After the first trial call a runner-up goes on unless it was slower than abandon_factor
+    // times the incumbent; an abandoned one is judged below like any other (its gain is
+    // negative: neither longer trial nor acceptance).
+    const double incumbent_s = measured[static_cast<std::size_t>(incumbent_)];
+    if (trial_call_ == 1 && trial_call_ < trial_limit_ &&
+        !(agreed.mean_s > settings_.abandon_factor * incumbent_s)) {
+      reset_window();
+      return;
     }
     measured[c] = agreed.mean_s;
     rel_se[c] = agreed.rel_se;
