@@ -7,7 +7,7 @@
   python3 bench/at_scale.py rechoose  [--out DIR] [--platforms ...] [--ppn 8] [--ranks ...]
                                       [--colls ...] [--jobs 2] [--dry-run]
   python3 bench/at_scale.py extend    --fixed NAME[,NAME] [--platforms ...] [--ranks ...] [--jobs 2]
-  python3 bench/at_scale.py report    [--out DIR]   (bench/at_scale_report.py)
+  python3 bench/at_scale_report.py    [--out DIR]   (the tables and plots)
 
 calibrate: collsel-calibrate (the SMPI build) on each platform, 16 ranks at 2 per node (8 nodes:
 the pLogP pair across nodes, the intra-node pair, the contention graphs, LogfP and the All-to-All
@@ -34,12 +34,13 @@ rechoose: after a change to decide() or to the models, the points whose collsel 
 the calibrated model through the shim) the current build makes differently. For every point of
 OUT/raw with an "auto" row, `collsel explain` (the primary build, the platform's model, the
 job's ranks per node, filled placement as the shim finds it under simcluster) gives the choice
-now; where its algorithm, segment or window differs from the row's, the point's "auto" is
-measured again: one simulation per job, with the shim and only collsel's choice
-(`selection --no-fixed --no-native`), in OUT/raw/NAME-choices.csv. at_scale_report.py takes a
-point's "auto" from that file when there is one; the forced algorithms and the libraries'
-selectors, which no collsel change moves, stay as measured. Points whose choice is unchanged keep
-their time: the simulation is deterministic.
+now; where its algorithm, segment or window differs from the latest measured one (a choices row
+when an earlier rechoose made one, else the first run's), the point's "auto" is measured again:
+one simulation per job, with the shim and only collsel's choice (`selection --no-fixed
+--no-native`), in OUT/raw/NAME-choices.csv, after the point's older choices rows are dropped, so
+that a point has at most one. at_scale_report.py takes a point's "auto" from that row when there
+is one; the forced algorithms and the libraries' selectors, which no collsel change moves, stay
+as measured. Points whose choice is unchanged keep their time: the simulation is deterministic.
 """
 import argparse
 import concurrent.futures
@@ -335,27 +336,32 @@ def stale_points(args):
     """{(platform, P, ppn, coll): [sizes]} whose "auto" choice differs from the current build's."""
     stale = {}
     checked = 0
-    # An interrupted job keeps what it measured in NAME.incomplete.csv (NAME.csv is then empty).
-    for path in sorted(glob.glob(os.path.join(args.out, "raw", "*-collsel.csv")) +
-                       glob.glob(os.path.join(args.out, "raw", "*-collsel.incomplete.csv"))):
+    # The latest measured choice per point: a rechoose's row replaces the first run's. An
+    # interrupted job keeps what it measured in NAME.incomplete.csv (NAME.csv is then empty).
+    latest = {}
+    for path in (sorted(glob.glob(os.path.join(args.out, "raw", "*-collsel.csv")) +
+                        glob.glob(os.path.join(args.out, "raw", "*-collsel.incomplete.csv"))) +
+                 sorted(glob.glob(os.path.join(args.out, "raw", "*-choices.csv")))):
         if os.path.getsize(path) == 0:
             continue
         with open(path, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if r["variant"] == "auto"]
-        for r in rows:
-            platform, ppn = r["label"].split(",ppn=")
-            P, ppn, coll, size = int(r["P"]), int(ppn), r["coll"], int(r["bytes"])
-            if (platform not in args.platforms or P not in args.ranks or ppn not in args.ppn
-                    or coll not in args.colls):
-                continue
-            was = (r["algorithm"], int(r["segment_bytes"] or 0), int(r["window"] or 0))
-            now = explain_choice(args, platform, P, ppn, coll, size)
-            checked += 1
-            # The segment and window only matter for the algorithms that take them.
-            if now[0] != was[0] or (now[1] != was[1] and "segmented" in now[0]) or \
-                    (now[2] != was[2] and now[0] == "alltoall.windowed"):
-                log(f"{platform} P={P} ppn={ppn} {coll} {size} B: {was} -> {now}")
-                stale.setdefault((platform, P, ppn, coll), []).append(size)
+            for r in csv.DictReader(f):
+                if r["variant"] != "auto":
+                    continue
+                platform, ppn = r["label"].split(",ppn=")
+                latest[(platform, int(r["P"]), int(ppn), r["coll"], int(r["bytes"]))] = r
+    for (platform, P, ppn, coll, size), r in sorted(latest.items()):
+        if (platform not in args.platforms or P not in args.ranks or ppn not in args.ppn
+                or coll not in args.colls):
+            continue
+        was = (r["algorithm"], int(r["segment_bytes"] or 0), int(r["window"] or 0))
+        now = explain_choice(args, platform, P, ppn, coll, size)
+        checked += 1
+        # The segment and window only matter for the algorithms that take them.
+        if now[0] != was[0] or (now[1] != was[1] and "segmented" in now[0]) or \
+                (now[2] != was[2] and now[0] == "alltoall.windowed"):
+            log(f"{platform} P={P} ppn={ppn} {coll} {size} B: {was} -> {now}")
+            stale.setdefault((platform, P, ppn, coll), []).append(size)
     log(f"{checked} points checked, {sum(len(v) for v in stale.values())} choices changed")
     return stale
 
@@ -380,20 +386,43 @@ def extend(args):
     run_jobs(args, jobs)
 
 
+def drop_choice_rows(out, platform, P, ppn, coll, sizes):
+    """Removes the rows of `sizes` from every choices file of (platform, P, ppn, coll); a file left
+    without rows goes."""
+    prefix = f"{platform}-P{P}-ppn{ppn}-{coll}-"
+    for path in glob.glob(os.path.join(out, "raw", prefix + "*-choices.csv")):
+        if os.path.getsize(path) == 0:
+            continue
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            fields = reader.fieldnames
+            rows = list(reader)
+        kept = [r for r in rows if int(r["bytes"]) not in sizes]
+        if len(kept) == len(rows):
+            continue
+        if not kept:
+            os.remove(path)
+            continue
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(kept)
+
+
 def rechoose(args):
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
     stale = stale_points(args)
     if args.dry_run:
         return
-    # An earlier rechoose measured the choices of an earlier build: every choices file in scope
-    # goes, and every changed point is measured again (a minute or two).
-    for path in glob.glob(os.path.join(args.out, "raw", "*-choices.*")):
-        name = os.path.basename(path)
-        platform = next((p for p in PLATFORMS if name.startswith(p + "-P")), None)
-        fields = name[len(platform) + 1:].split("-") if platform else []
-        if (platform in args.platforms and len(fields) > 3 and int(fields[0][1:]) in args.ranks
-                and int(fields[1][3:]) in args.ppn and fields[2] in args.colls):
-            os.remove(path)
+    # The stale points' rows measured an earlier build's choice: they go, so that the new row is
+    # the point's only one (a finished job of the same name would not be run again either).
+    for (platform, P, ppn, coll), sizes in stale.items():
+        drop_choice_rows(args.out, platform, P, ppn, coll, set(sizes))
+        name = job_name(platform, P, ppn, coll, sorted(sizes), "choices")
+        for suffix in (".csv", ".incomplete.csv"):
+            path = os.path.join(args.out, "raw", name + suffix)
+            if os.path.exists(path):
+                os.remove(path)
     jobs = [(platform, P, ppn, coll, sorted(sizes), "choices")
             for (platform, P, ppn, coll), sizes in stale.items()]
     jobs.sort(key=lambda j: (j[1], j[3], j[2], PLATFORMS.index(j[0])))

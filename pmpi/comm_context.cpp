@@ -8,16 +8,59 @@
 
 namespace collsel::pmpi {
 
-namespace {
-
-// Up to this many ranks, every rank sends its sample to every other (P - 1 messages of 16 bytes
-// each way, one round): on the emulated cluster each hop of the tree below waits for a 4-16 ms
-// scheduler slot, and its 2 log2(8) = 6 sequential hops cost about 0.1 s per agreement
+// Up to kAllExchangeRanks ranks, every rank sends its sample to every other (P - 1 messages of 16
+// bytes each way, one round): on the emulated cluster each hop of the tree below waits for a 4-16
+// ms scheduler slot, and its 2 log2(8) = 6 sequential hops cost about 0.1 s per agreement
 // (docs/BENCHMARKS.md, "Self-correction"). Past it, the tree's 2 log2(P) hops cost less than a
 // root's P - 1 messages would.
-constexpr int kAllExchangeRanks = 16;
+//
+// Immediate and deferred agreements, of any number of shapes at once, share one tag. That is safe
+// because all are this one round up to kAllExchangeRanks (the only size deferred): every rank
+// posts its receives and sends in the order of the calls, which is the same on every rank, and
+// MPI matches the messages of one sender and tag, in the order they were sent, to the receives
+// in the order they were posted, whatever order they are waited for in.
 
-}  // namespace
+bool CommContext::start_deferred(ShapeState& state, const AdaptSample& local) const {
+  if (size_ > kAllExchangeRanks || !served() || !state.deferred) return false;
+  DeferredAgreement& d = *state.deferred;
+  settle(state);  // not expected: the monitor asks for one at a time
+  const MPI_Comm comm = this->comm();
+  const int tag = tag_base() + kTagAgree;
+  d.mine = {local.mean_s, local.rel_se};
+  d.n_requests = 0;
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    PMPI_Irecv(d.others[static_cast<std::size_t>(peer)].data(), 2, MPI_DOUBLE, peer, tag, comm,
+               &d.requests[static_cast<std::size_t>(d.n_requests++)]);
+  }
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    PMPI_Isend(d.mine.data(), 2, MPI_DOUBLE, peer, tag, comm,
+               &d.requests[static_cast<std::size_t>(d.n_requests++)]);
+  }
+  d.active = true;
+  return true;
+}
+
+void CommContext::settle(ShapeState& state, bool apply) const {
+  if (!state.deferred || !state.deferred->active) return;
+  DeferredAgreement& d = *state.deferred;
+  d.active = false;
+  PMPI_Waitall(d.n_requests, d.requests.data(), MPI_STATUSES_IGNORE);
+  if (!apply || !state.monitor) return;
+  std::array<double, 2> result = d.mine;
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    for (std::size_t i = 0; i < result.size(); ++i) {
+      result[i] = std::max(result[i], d.others[static_cast<std::size_t>(peer)][i]);
+    }
+  }
+  state.monitor->agree({result[0], result[1]});
+}
+
+void CommContext::settle_all(bool apply) {
+  for (auto& [shape, state] : cache_) settle(state, apply);
+}
 
 AdaptSample CommContext::agree_max(const AdaptSample& local) const {
   const MPI_Comm comm = this->comm();
@@ -79,6 +122,8 @@ ShapeState* CommContext::cached(const CallShape& shape) noexcept {
 
 ShapeState& CommContext::remember(const CallShape& shape, ShapeState state) {
   if (cache_.size() >= kCacheCapacity) {
+    // Every rank resets at the same call, and every rank started the agreements in flight.
+    settle_all(false);
     // Every rank starts over at the same call, whatever else fails here: a monitor kept on one
     // rank and restarted on another would reach its agreement points at different calls.
     try {

@@ -27,6 +27,20 @@
 
 namespace collsel::pmpi {
 
+// Up to this many ranks an agreement is one round of every rank sending to every other
+// (comm_context.cpp says why), which can be started now and completed some calls later.
+inline constexpr int kAllExchangeRanks = 16;
+
+// A monitor's agreement started without waiting (ShapeMonitor::defer): its buffers and requests,
+// on the heap so that they stay put while MPI fills them.
+struct DeferredAgreement {
+  bool active = false;
+  std::array<double, 2> mine{};
+  std::array<std::array<double, 2>, kAllExchangeRanks> others{};
+  std::array<MPI_Request, 2 * kAllExchangeRanks> requests{};
+  int n_requests = 0;
+};
+
 // What a communicator keeps per call shape: the decision (the model's choice and, when [adapt]
 // is on, the runners-up the monitor may try), shared with the other communicators over the group
 // (pmpi/decision_memo.hpp), and the monitor itself, which is this communicator's own.
@@ -36,6 +50,10 @@ struct ShapeState {
   // fallback cannot fail in turn.
   std::shared_ptr<const Decided> decided;
   std::optional<ShapeMonitor> monitor;
+  // The monitor's deferred agreement (communicators of up to kAllExchangeRanks ranks), allocated
+  // with the decision, whose failure on any rank every rank agrees on: starting one then needs no
+  // allocation that could fail on one rank and leave the others waiting for its messages.
+  std::unique_ptr<DeferredAgreement> deferred;
 
   // What the coming call runs, with its rung (measured or explore when the monitor moved off the
   // model's choice).
@@ -59,7 +77,9 @@ class CommContext {
  public:
   // Made before the binding's allreduce (so that its allocation is agreed on), bound after it.
   CommContext(int rank, int size) : rank_(rank), size_(size) {}
-  ~CommContext() = default;
+  // Completes a deferred agreement still in flight (its result is not needed any more): every
+  // rank of the communicator started it, and frees the communicator or finalizes too.
+  ~CommContext() { settle_all(false); }
   CommContext(const CommContext&) = delete;
   CommContext& operator=(const CommContext&) = delete;
 
@@ -83,12 +103,25 @@ class CommContext {
   // this communicator's own agreement tag: a collective on the shared private communicator could
   // meet another user communicator's collective from another thread.
   AdaptSample agree_max(const AdaptSample& local) const;
+  // The same reduction without waiting, for the shape's monitor, which defer()s its agreement
+  // and is handed the result by settle() when its apply_due() says so. False (the caller agrees
+  // at once): a communicator of more than kAllExchangeRanks ranks, whose reduction is a tree that
+  // would need this rank's help on the way, or a shape without the buffers.
+  bool start_deferred(ShapeState& state, const AdaptSample& local) const;
+  // Waits for the shape's deferred agreement, if one is in flight, and (apply) hands the result
+  // to its monitor.
+  void settle(ShapeState& state, bool apply = true) const;
+  // settle() for every cached shape (MPI_Finalize, the communicator's end, the cache's reset).
+  void settle_all(bool apply = true);
 
   // nullptr when the shape is not cached yet.
   ShapeState* cached(const CallShape& shape) noexcept;
   ShapeState& remember(const CallShape& shape, ShapeState state);
   // Drops a shape's entry (never allocates, never throws): the next call decides it afresh.
-  void forget(const CallShape& shape) noexcept { cache_.erase(shape); }
+  void forget(const CallShape& shape) noexcept {
+    if (ShapeState* st = cached(shape)) settle(*st, false);
+    cache_.erase(shape);
+  }
   // What the monitors of this communicator learned, including shapes the cache let go of.
   [[nodiscard]] std::vector<LearnedShape> learned() const;
 
@@ -113,6 +146,7 @@ class CommContext {
   std::uint64_t seq_ = 0;
   std::unordered_map<CallShape, ShapeState, ShapeHash> cache_;
   std::vector<LearnedShape> evicted_;  // monitored shapes the cache let go of
+
 };
 
 }  // namespace collsel::pmpi

@@ -342,6 +342,9 @@ struct Runtime::Impl {
     if (!st.decided->monitor_predicted_s.empty()) {
       st.monitor.emplace(boot.config.adapt, st.decided->monitor_predicted_s,
                          st.decided->monitor_start);
+      if (ctx.size() <= kAllExchangeRanks && boot.config.adapt.agree_lag_s > 0.0) {
+        st.deferred = std::make_unique<DeferredAgreement>();
+      }
     }
     return ctx.remember(shape, std::move(st));
   }
@@ -509,10 +512,23 @@ struct Runtime::Impl {
              setup_start ? run_start - *setup_start : 0.0);
       // The monitor sees the algorithm's time only; at its agreed points every rank of the
       // communicator reduces, point to point on its own tags of the private communicator (a
-      // collective there could run concurrently with another user communicator's), so the next
-      // call's algorithm comes from the same value everywhere (selector/adapt.hpp).
-      if (state && state->monitor && state->monitor->record(end - run_start)) {
-        state->monitor->agree(ctx.agree_max(state->monitor->local_value()));
+      // collective there could run concurrently with another user communicator's), so the
+      // algorithm it leads to comes from the same value everywhere (selector/adapt.hpp). Outside
+      // a trial the reduction is started now and its result applied some calls later, at the
+      // same call on every rank, so that no rank waits for the slowest here.
+      if (state && state->monitor) {
+        ShapeMonitor& monitor = *state->monitor;
+        if (monitor.record(end - run_start)) {
+          const AdaptSample mine = monitor.local_value();
+          const int lag = monitor.agree_lag();
+          if (lag > 0 && ctx.start_deferred(*state, mine)) {
+            monitor.defer(lag);
+          } else {
+            monitor.agree(ctx.agree_max(mine));
+          }
+        } else if (monitor.apply_due()) {
+          ctx.settle(*state);
+        }
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "collsel: rank %d: after the call (%s); its result stands\n",
@@ -598,6 +614,10 @@ void Runtime::gather_learned() {
   try {
     if (I.initialized.load() && !I.finalized.load()) {
       std::lock_guard lock(I.learned_mutex);
+      // The deferred agreements still in flight end here, their results applied: every rank of
+      // each communicator started them and is in MPI_Finalize too, and their messages were all
+      // posted when they started, so the order in which the ranks settle them does not matter.
+      for (CommContext* ctx = I.live; ctx != nullptr; ctx = ctx->live.next) ctx->settle_all();
       I.harvest_live();
       if (I.world_rank != 0 && !I.learned.shapes.empty()) {
         LearnedTable table;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace collsel {
 
@@ -59,6 +60,7 @@ ShapeMonitor::ShapeMonitor(const AdaptSettings& settings, std::vector<double> pr
   if (start && start->first >= 0 && start->first < ranking_size()) {
     incumbent_ = start->first;
     reference_s_ = start->second;
+    from_learned_ = true;
   } else if (!predicted_.empty()) {
     reference_s_ = predicted_[0];
   }
@@ -99,12 +101,41 @@ bool ShapeMonitor::record(double local_s) {
          kAdaptCheckpoints[next_checkpoint_] < outcome_.calls) {
     ++next_checkpoint_;
   }
-  if (next_checkpoint_ < kAdaptCheckpoints.size() &&
+  // A deferred agreement is applied before the next checkpoint (agree_lag() sees to it).
+  if (!agree_pending_ && next_checkpoint_ < kAdaptCheckpoints.size() &&
       kAdaptCheckpoints[next_checkpoint_] == outcome_.calls && window_calls_ > 0) {
     ++next_checkpoint_;
     agree_pending_ = true;
+    return true;
   }
-  return agree_pending_;
+  return agree_pending_ && !deferred_;
+}
+
+int ShapeMonitor::agree_lag() const {
+  // The first checkpoint's agreement is where the model's choice is first judged and exploring
+  // starts: applied at once, so that a wrong model costs 8 calls, not 8 plus the lag (on the
+  // simulated gige cluster a 55-call lag there doubled what a 4x wrong Bcast cost over 200 calls).
+  // The later ones rarely change anything and wait for nobody.
+  const bool first_checkpoint = phase_ == Phase::monitoring && next_checkpoint_ <= 1;
+  if (phase_ == Phase::exploring || first_checkpoint || !(settings_.agree_lag_s > 0.0) ||
+      !(reference_s_ > 0.0)) {
+    return 0;
+  }
+  const double calls = std::ceil(settings_.agree_lag_s / reference_s_);
+  auto lag = static_cast<std::uint64_t>(
+      std::clamp(calls, 1.0, static_cast<double>(kMaxAgreeLagCalls)));
+  if (next_checkpoint_ < kAdaptCheckpoints.size()) {
+    const std::uint64_t before_next = kAdaptCheckpoints[next_checkpoint_] - outcome_.calls - 1;
+    lag = std::min(lag, before_next);
+  }
+  return static_cast<int>(lag);
+}
+
+void ShapeMonitor::defer(int lag) {
+  if (!agree_pending_ || deferred_ || lag <= 0) return;
+  deferred_ = true;
+  apply_at_ = outcome_.calls + static_cast<std::uint64_t>(lag);
+  reset_window();
 }
 
 AdaptSample ShapeMonitor::local_value() const {
@@ -138,6 +169,8 @@ bool ShapeMonitor::clearly_better(int i) const {
 void ShapeMonitor::agree(const AdaptSample& agreed) {
   if (!agree_pending_) return;
   agree_pending_ = false;
+  // A deferred agreement's window was closed when it started; the calls since are the next one's.
+  const bool deferred = std::exchange(deferred_, false);
   auto& measured = outcome_.measured_s;
   auto& rel_se = outcome_.measured_rel_se;
   if (phase_ == Phase::exploring) {
@@ -172,7 +205,7 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     next_candidate();
     return;
   }
-  reset_window();
+  if (!deferred) reset_window();
   measured[static_cast<std::size_t>(incumbent_)] = agreed.mean_s;
   rel_se[static_cast<std::size_t>(incumbent_)] = agreed.rel_se;
   // Departs only when even the low end of the measurement's noise band, `significance` standard
@@ -185,19 +218,37 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
   const bool departs = settings_.threshold == 0.0 ||
                        (std::isfinite(low_ratio) && reference_s_ > 0.0 &&
                         low_ratio > settings_.threshold);
-  if (phase_ == Phase::monitoring && settings_.mode == AdaptMode::explore && departs &&
-      ranking_size() > 1) {
-    begin_exploring();
+  if (phase_ != Phase::monitoring || settings_.mode != AdaptMode::explore || ranking_size() < 2) {
+    return;
+  }
+  if (departs) {
+    begin_exploring(false);
+  } else if (!from_learned_ && has_ties()) {
+    // The measurement agrees with the prediction, but the model could not rank its ties.
+    begin_exploring(true);
   }
 }
 
-void ShapeMonitor::begin_exploring() {
+bool ShapeMonitor::is_tie(int i) const {
+  return i != incumbent_ && settings_.tie_margin > 0.0 &&
+         predicted_[static_cast<std::size_t>(i)] <=
+             (1.0 + settings_.tie_margin) * predicted_[static_cast<std::size_t>(incumbent_)];
+}
+
+bool ShapeMonitor::has_ties() const {
+  for (int i = 0; i < ranking_size(); ++i) {
+    if (is_tie(i)) return true;
+  }
+  return false;
+}
+
+void ShapeMonitor::begin_exploring(bool ties_only) {
   // Once per shape and run: the bound on exploratory calls is max_candidates x max_trial_calls,
   // and a runner-up past trial_calls measured faster than the incumbent.
   outcome_.explored = true;
   to_try_.clear();
   for (int i = 0; i < ranking_size(); ++i) {
-    if (i != incumbent_) to_try_.push_back(i);
+    if (i != incumbent_ && (!ties_only || is_tie(i))) to_try_.push_back(i);
   }
   next_try_ = 0;
   phase_ = Phase::exploring;

@@ -53,9 +53,26 @@ struct AdaptSettings {
   // A runner-up whose first trial call is slower than this factor times the incumbent's measured
   // mean is abandoned after that call: the bound on what exploring can cost.
   double abandon_factor = 2.0;
+  // Runners-up predicted within this fraction of the model's choice are the model's ties: it
+  // cannot tell them apart, so they are tried once, at the first checkpoint, even when the
+  // measurement agrees with the prediction (0: never). On the simulated gige cluster the model
+  // chose bcast.scatter_allgather (2.88 ms) over chain_segmented (2.97 ms), which measured 2.9x
+  // faster; the choice ran faster than predicted, so nothing else would ever have tried it.
+  double tie_margin = 0.10;
+  // A checkpoint's agreement after the first, outside a trial, is applied this long after it (in
+  // calls of the shape: this time over the shape's reference time, 1 to kMaxAgreeLagCalls,
+  // before the next checkpoint), so that no rank waits for the others: in a loop of back-to-back
+  // calls the root runs ahead of the slowest rank, and an immediate agreement made it give that
+  // lead up (111 to 395 ms per agreement on the emulated cluster). 0: applied at once. The first
+  // checkpoint's agreement, which judges the model's choice, and a trial's, which decide the very
+  // next call, are always immediate.
+  double agree_lag_s = 0.25;
   // A learned table to start from (empty: none), written by an earlier run's finalize.
   std::string learned_path;
 };
+
+// The longest a checkpoint's agreement is held back, in calls of the shape.
+inline constexpr int kMaxAgreeLagCalls = 64;
 
 // Calls of a shape after which the monitor agrees on a measurement (the 8th, 64th, 512th call).
 inline constexpr std::array<std::uint64_t, 3> kAdaptCheckpoints = {8, 64, 512};
@@ -100,10 +117,19 @@ class ShapeMonitor {
 
   [[nodiscard]] AdaptStep step() const { return {current_, phase_ == Phase::exploring}; }
   // After the call: its local duration. True when every rank must now reduce local_value() with
-  // MAX (each field) and hand the result to agree() before the next call of this shape.
+  // MAX (each field) and hand the result to agree(): before the next call of this shape, or,
+  // after defer(), once apply_due() says so.
   bool record(double local_s);
   [[nodiscard]] AdaptSample local_value() const;
   void agree(const AdaptSample& max_over_ranks);
+  // How many calls of the shape after this one the agreement just asked for may be applied (0:
+  // before the next call). Equal on every rank: it depends on the call count and the reference
+  // time only.
+  [[nodiscard]] int agree_lag() const;
+  // The shim took local_value() and started the reduction without waiting: the monitor goes on
+  // with the same algorithm and a new window, and apply_due() turns true after `lag` calls.
+  void defer(int lag);
+  [[nodiscard]] bool apply_due() const { return deferred_ && outcome_.calls >= apply_at_; }
 
   [[nodiscard]] const AdaptOutcome& outcome() const { return outcome_; }
   [[nodiscard]] int ranking_size() const { return static_cast<int>(predicted_.size()); }
@@ -112,13 +138,17 @@ class ShapeMonitor {
   enum class Phase { monitoring, exploring, settled };
   void reset_window();
   void add_to_window(double local_s);
-  void begin_exploring();
+  // Tries the runners-up: every one, or (ties_only) those within tie_margin of the incumbent.
+  void begin_exploring(bool ties_only);
   void next_candidate();
   void finish_exploring();
   // The relative gain of ranking entry `i` over the incumbent and the noise it is judged against.
   [[nodiscard]] double gain_of(int i) const;
   [[nodiscard]] double noise_of(int i) const;
   [[nodiscard]] bool clearly_better(int i) const;
+  // Ranking entry i is predicted within tie_margin of the incumbent.
+  [[nodiscard]] bool is_tie(int i) const;
+  [[nodiscard]] bool has_ties() const;
 
   AdaptSettings settings_;
   std::vector<double> predicted_;
@@ -141,6 +171,9 @@ class ShapeMonitor {
   std::vector<bool> accepted_;
   std::size_t next_try_ = 0;
   bool agree_pending_ = false;
+  bool deferred_ = false;          // agree_pending_ with its result applied at call apply_at_
+  std::uint64_t apply_at_ = 0;
+  bool from_learned_ = false;      // started from a learned choice: its ties were measured
   AdaptOutcome outcome_;
 };
 

@@ -257,7 +257,8 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
   if (t == nullptr) return;
   check_keys(r, *t, "[adapt]",
              {"mode", "threshold", "candidate_factor", "max_candidates", "trial_calls",
-              "hysteresis", "significance", "max_trial_calls", "abandon_factor", "learned"});
+              "hysteresis", "significance", "max_trial_calls", "abandon_factor", "tie_margin",
+              "agree_lag_s", "learned"});
   AdaptSettings& a = c.adapt;
   std::string mode;
   if (read(r, *t, "[adapt]", "mode", mode)) {
@@ -273,6 +274,8 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
   read_factor(r, *t, "hysteresis", 0.0, 0.9, a.hysteresis);
   read_factor(r, *t, "significance", 0.0, 10.0, a.significance);
   read_factor(r, *t, "abandon_factor", 1.0, 1e6, a.abandon_factor);
+  read_factor(r, *t, "tie_margin", 0.0, 1.0, a.tie_margin);
+  read_factor(r, *t, "agree_lag_s", 0.0, 60.0, a.agree_lag_s);
   // Bounded so that a typo cannot turn exploration into most of a job.
   read_bounded(r, *t, "[adapt]", "max_candidates", 0, 16, a.max_candidates);
   read_bounded(r, *t, "[adapt]", "trial_calls", 1, 100, a.trial_calls);

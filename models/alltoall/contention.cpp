@@ -150,6 +150,16 @@ double message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
   return rounds(n) * (p.send_overhead_s(m) + p.recv_overhead_s(m));
 }
 
+double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  double t = 0.0;
+  for (int j = 0; (1 << j) < n; ++j) {
+    const std::uint64_t bytes = bruck_round_blocks(n, j) * m;
+    t += p.send_overhead_s(bytes) + p.recv_overhead_s(bytes);
+  }
+  return t;
+}
+
 WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s) {
   WindowChoice best{1, std::max(floor_s, windowed(c, n, m, 1))};
   for (int k = 2; k < n; ++k) {

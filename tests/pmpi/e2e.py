@@ -605,15 +605,32 @@ def case_report(args, work):
     check(any("trace cap" in w for w in capped_doc["warnings"]), "the trace cap is not warned")
 
 
-def explore_config(work, **extra):
+def explore_config(work, agree_lag_s=1e-9, **extra):
     """A config that explores on every shape (threshold 0): every applicable runner-up
-    (factor 1e6), two trial calls each, four for a runner-up whose gain is unclear."""
+    (factor 1e6), two trial calls each, four for a runner-up whose gain is unclear. A
+    checkpoint's agreement is deferred by one call (agree_lag_s below any call's prediction), so
+    that the next shape's checkpoint often settles it early."""
     lines = ['[adapt]', 'mode = "explore"', 'threshold = 0', 'candidate_factor = 1e6',
-             'max_candidates = 16', 'trial_calls = 2', 'max_trial_calls = 4']
+             'max_candidates = 16', 'trial_calls = 2', 'max_trial_calls = 4',
+             f'agree_lag_s = {agree_lag_s}']
     lines += [f'{k} = "{v}"' for k, v in extra.items()]
     path = work / "adapt.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def explore_run(args, work, logdir, config, **extra_env):
+    """Runs the program with `config`: no collsel message, every rank the same algorithm on every
+    call. Returns the call records."""
+    env = base_env(logdir)
+    env["COLLSEL_CONFIG"] = str(config)
+    env.update(extra_env)
+    proc = run(args, env, work)
+    program_verdict(proc)
+    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
+    calls = read_logs(logdir, args.ranks)
+    check_consistent_decisions(calls)
+    return calls
 
 
 def shapes_of(calls):
@@ -631,13 +648,7 @@ def case_adapt_skew(args, work):
     exploration stays within its bound, and the learned table is written; a second run started
     from it explores nothing."""
     logdir = work / "logs"
-    env = base_env(logdir)
-    env["COLLSEL_CONFIG"] = str(explore_config(work))
-    proc = run(args, env, work)
-    program_verdict(proc)
-    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
-    calls = read_logs(logdir, args.ranks)
-    check_consistent_decisions(calls)
+    calls = explore_run(args, work, logdir, explore_config(work))
     shapes = shapes_of(calls)
     explored = 0
     for key, seq in shapes.items():
@@ -662,20 +673,43 @@ def case_adapt_skew(args, work):
     check(text.count("[[shape]]") == checked,
           f"learned.toml has not every shape called 8 times or more:\n{text}")
 
-    logdir2 = work / "logs2"
-    env2 = base_env(logdir2)
-    env2["COLLSEL_CONFIG"] = str(explore_config(work, learned=learned[0]))
-    proc = run(args, env2, work)
-    program_verdict(proc)
-    check(not collsel_messages(proc.stderr), f"unexpected messages:\n{proc.stderr}")
-    calls2 = read_logs(logdir2, args.ranks)
-    check_consistent_decisions(calls2)
+    calls2 = explore_run(args, work, work / "logs2", explore_config(work, learned=learned[0]))
     # Started from what was measured, the shapes hold their learned times unless the machine's
     # load changed by more than the threshold; on 2 shared cores some may: count, do not demand.
     for key, seq in shapes_of(calls2).items():
         first = seq[0]
         check(first["rung"] in ("measured", "model", "default_model"),
               f"{key}: first call of the second run has rung {first['rung']}")
+
+
+def case_adapt_lag(args, work):
+    """The default lag: calls of microseconds defer the 64th call's agreement to after the 128th
+    (the cap, 64 calls). With 100 calls per shape it is still in flight when the program frees
+    the sub-communicator and when it calls MPI_Finalize, for world's Bcast and Alltoall, and
+    both settle it. The 8th call's agreement is immediate, so every shape called 8 times or more
+    explores from its 9th call. Every rank runs the same algorithm on every call; nothing
+    deadlocks or reports an error."""
+    logdir = work / "logs"
+    calls = explore_run(args, work, logdir, explore_config(work, agree_lag_s=0.25),
+                        ADAPT_CALLS="100",
+                        COLLSEL_LOG_TRACES_PER_SITE="0")  # every call traced: indices count
+    shapes = shapes_of(calls)
+    check(len({key[0] for key in shapes}) == 2, "expected two communicators in the log")
+    long_shapes = 0
+    for key, seq in shapes.items():
+        trials = [i for i, r in enumerate(seq) if r["rung"] == "explore"]
+        if len(seq) >= 8:
+            check(trials and trials[0] == 8, f"{key}: first trial call {trials[:1]}, expected 9th")
+        if len(seq) >= 99:  # a communicator other than world is served from its 2nd call
+            long_shapes += 1
+            last_trial = trials[-1] if trials else 0
+            check(last_trial < 63, f"{key}: still exploring at call {last_trial + 1}: the 64th "
+                                   "call's agreement would not be deferred")
+    check(long_shapes == 3, f"expected three shapes of 99-100 calls, found {long_shapes}")
+    learned = list(logdir.glob("*/learned.toml"))
+    check(len(learned) == 1, f"expected one learned.toml, found {learned}")
+    print(f"{long_shapes} shapes with their 64th call's agreement in flight at the free or at "
+          "MPI_Finalize")
 
 
 def case_adapt_skew_tree(args, work):

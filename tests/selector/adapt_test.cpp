@@ -3,6 +3,7 @@
 #include "selector/adapt.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -255,6 +256,119 @@ TEST(ShapeMonitor, TheFirstCallOfTheShapeIsLeftOutOfTheMeasurement) {
     if (m.record(t)) agreed = m.local_value().mean_s;
   }
   EXPECT_DOUBLE_EQ(agreed, 10.0 / 7.0);
+}
+
+TEST(ShapeMonitor, TheModelsTiesAreTriedEvenWhenThePredictionHolds) {
+  // The model's choice runs as predicted; runner-up 1 is predicted 5 % slower (a tie within the
+  // 10 % margin) and is 2x faster; runner-up 2, predicted 1.5x, is faster still but not a tie.
+  ShapeMonitor m(explore_settings(), {1.0, 1.05, 1.5});
+  Driver d{m, std::vector<double>{1.0, 0.5, 0.25}};
+  d.calls(100);
+  EXPECT_TRUE(m.outcome().explored);
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_EQ(m.outcome().explore_calls, 4u);  // runner-up 1 only
+  EXPECT_TRUE(std::isnan(m.outcome().measured_s[2]));
+  EXPECT_EQ(d.ran.back(), 1);
+}
+
+TEST(ShapeMonitor, NoTiesTriedWithoutAMarginOrFromALearnedStart) {
+  AdaptSettings s = explore_settings();
+  s.tie_margin = 0.0;
+  ShapeMonitor no_margin(s, {1.0, 1.05});
+  Driver a{no_margin, std::vector<double>{1.0, 0.5}};
+  a.calls(100);
+  EXPECT_FALSE(no_margin.outcome().explored);
+  // A learned start measured its ties already.
+  ShapeMonitor learned(explore_settings(), {1.0, 1.05}, std::pair{0, 1.0});
+  Driver b{learned, std::vector<double>{1.0, 0.5}};
+  b.calls(100);
+  EXPECT_FALSE(learned.outcome().explored);
+}
+
+// As Driver, with the checkpoints' agreements deferred as the shim defers them: the local value
+// taken at the checkpoint, handed to agree() when apply_due() turns true.
+struct DeferringDriver {
+  ShapeMonitor& m;
+  std::vector<double> times;
+  std::vector<int> ran{};
+  std::vector<int> lags{};
+  std::vector<std::uint64_t> applied_after{};  // call counts at which a deferred result was applied
+  std::vector<AdaptSample> reported{};         // every agreement's local value
+  // One call of the algorithm the monitor wants, taking `t`.
+  void call(double t) {
+    ran.push_back(m.step().candidate);
+    if (m.record(t)) {
+      reported.push_back(m.local_value());
+      lags.push_back(m.agree_lag());
+      if (lags.back() > 0) {
+        m.defer(lags.back());
+      } else {
+        m.agree(reported.back());
+      }
+    } else if (m.apply_due()) {
+      applied_after.push_back(m.outcome().calls);
+      m.agree(reported.back());
+    }
+  }
+  void calls(int n) {
+    for (int i = 0; i < n; ++i) call(times[static_cast<std::size_t>(m.step().candidate)]);
+  }
+};
+
+TEST(ShapeMonitor, TheFirstCheckpointAndTheTrialsAgreeAtOnceTheLaterCheckpointsLater) {
+  // Reference 1 s, lag 2.5 s: 3 calls. The model's choice measures 3x its prediction: the 8th
+  // call's agreement starts exploring at once, and so do the trials' agreements; the 64th call's
+  // (settled on runner-up 1, against its measured 1.0 s) is applied after the 67th.
+  AdaptSettings s = explore_settings();
+  s.agree_lag_s = 2.5;
+  ShapeMonitor m(s, {1.0, 1.2});
+  DeferringDriver d{m, std::vector<double>{3.0, 1.0}};
+  d.calls(12);
+  EXPECT_EQ(std::vector<int>(d.ran.begin() + 8, d.ran.end()), (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(d.lags, (std::vector<int>{0, 0, 0}));
+  d.calls(52);  // through the 64th call
+  EXPECT_EQ(d.lags, (std::vector<int>{0, 0, 0, 3}));
+  EXPECT_TRUE(d.applied_after.empty());
+  d.calls(3);
+  EXPECT_EQ(d.applied_after, std::vector<std::uint64_t>{67});
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 1.0);
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[0], 3.0);
+}
+
+TEST(ShapeMonitor, TheLagIsBounded) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::monitor;
+  s.agree_lag_s = 0.25;
+  // 1 ms calls: 250 calls of lag, cut to 64.
+  ShapeMonitor m(s, {0.001});
+  DeferringDriver d{m, std::vector<double>{0.001}};
+  d.calls(600);
+  EXPECT_EQ(d.lags, (std::vector<int>{0, kMaxAgreeLagCalls, kMaxAgreeLagCalls}));
+  EXPECT_EQ(d.applied_after, (std::vector<std::uint64_t>{128, 576}));
+  EXPECT_NEAR(m.outcome().measured_s[0], 0.001, 1e-15);
+  // 0 s: every agreement at once.
+  s.agree_lag_s = 0.0;
+  ShapeMonitor now(s, {0.001});
+  DeferringDriver f{now, std::vector<double>{0.001}};
+  f.calls(100);
+  EXPECT_EQ(f.lags, (std::vector<int>{0, 0}));
+}
+
+TEST(ShapeMonitor, ADeferredWindowStartsAtItsCheckpointNotAtItsApplication) {
+  // The 64th call's agreement is applied after the 66th (lag 2). Calls 65 and 66 take 10 s, the
+  // later ones 2 s: the 512th call's window holds calls 65-512, so 65 and 66 count in it.
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::monitor;
+  s.agree_lag_s = 2.0;
+  ShapeMonitor m(s, {1.0});
+  DeferringDriver d{m, {}};
+  for (int call = 1; call <= 512; ++call) d.call(call <= 64 ? 1.0 : (call <= 66 ? 10.0 : 2.0));
+  EXPECT_EQ(d.lags, (std::vector<int>{0, 2, 2}));
+  EXPECT_EQ(d.applied_after, (std::vector<std::uint64_t>{66}));
+  ASSERT_EQ(d.reported.size(), 3u);
+  EXPECT_DOUBLE_EQ(d.reported[1].mean_s, 1.0);
+  EXPECT_DOUBLE_EQ(d.reported[2].mean_s, (2 * 10.0 + 446 * 2.0) / 448.0);
 }
 
 Decision table_of(std::vector<double> predicted, int winner) {

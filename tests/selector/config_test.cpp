@@ -151,6 +151,8 @@ hysteresis = 0.2
 significance = 1.5
 max_trial_calls = 30
 abandon_factor = 4.0
+tie_margin = 0.25
+agree_lag_s = 1.5
 learned = "runs/learned.toml"
 )",
                                        "/etc/collsel/collsel.toml");
@@ -165,22 +167,27 @@ learned = "runs/learned.toml"
   EXPECT_EQ(a.significance, 1.5);
   EXPECT_EQ(a.max_trial_calls, 30);
   EXPECT_EQ(a.abandon_factor, 4.0);
+  EXPECT_EQ(a.tie_margin, 0.25);
+  EXPECT_EQ(a.agree_lag_s, 1.5);
   EXPECT_EQ(a.learned_path, "/etc/collsel/runs/learned.toml");
 }
 
 TEST(Config, BadAdaptValuesKeepTheirDefaults) {
   const ConfigLoad load = parse_config("[adapt]\nmode = \"learn\"\nthreshold = -1\n"
-                                       "trial_calls = 0\n",
+                                       "trial_calls = 0\nagree_lag_s = 61\n",
                                        "c.toml");
   const auto m = messages(load.diagnostics);
-  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0], "collsel: c.toml:2: unknown mode 'learn' in [adapt]; valid: off, monitor, "
                   "explore; using monitor");
   EXPECT_EQ(m[1], "collsel: c.toml:3: threshold in [adapt] must be a number from 0 to 1000000; "
                   "write e.g. threshold = 1.2; using 1.2");
-  EXPECT_EQ(m[2], "collsel: c.toml:4: trial_calls = 0 in [adapt] is out of range; use 1 to 100; "
+  EXPECT_EQ(m[2], "collsel: c.toml:5: agree_lag_s in [adapt] must be a number from 0 to 60; "
+                  "write e.g. agree_lag_s = 0.25; using 0.25");
+  EXPECT_EQ(m[3], "collsel: c.toml:4: trial_calls = 0 in [adapt] is out of range; use 1 to 100; "
                   "using 4");
   EXPECT_EQ(load.config.adapt.mode, AdaptMode::monitor);
+  EXPECT_EQ(load.config.adapt.agree_lag_s, AdaptSettings{}.agree_lag_s);
 }
 
 TEST(Config, AdaptFromTheEnvironment) {

@@ -87,5 +87,30 @@ TEST(AlltoallRegistry, WindowedSchedulesPayEveryMessagesOverheads) {
                    models::logfp::alltoall_fanout_round(*f.logfp, f.plogp, 48, 16));
 }
 
+TEST(AlltoallRegistry, EverySchedulePaysItsOwnMessagesOverheads) {
+  // Overheads far above the network's costs (SMPI's Ethernet platforms, the emulated cluster's
+  // loaded cores): every schedule that sends P - 1 messages costs the same floor, so none is
+  // ranked below another for a cost all of them pay; Bruck pays for its ceil(log2 P) packed ones.
+  models::ModelFile f;
+  f.plogp.latency_s = 1e-6;
+  f.plogp.table = {{1, 1e-6, 1e-3, 1e-3}, {1 << 20, 1e-2, 2e-3, 2e-3}};
+  const models::alltoall::Contention c = models::alltoall::contention_free(f.plogp);
+  const double floor = models::alltoall::message_overheads(f.plogp, 8, 16);
+  ASSERT_LT(models::alltoall::direct_exchange(c, 8, 16), floor);
+  for (std::string_view name : {"alltoall.direct_exchange", "alltoall.pairwise",
+                                "alltoall.all_at_once", "alltoall.windowed"}) {
+    EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, name, f, 8, 16), floor) << name;
+  }
+  // Bruck at P = 8: three rounds of 4 blocks each, one send and one receive per round.
+  const double bruck_floor = 3 * (f.plogp.send_overhead_s(64) + f.plogp.recv_overhead_s(64));
+  EXPECT_DOUBLE_EQ(models::alltoall::bruck_message_overheads(f.plogp, 8, 16), bruck_floor);
+  ASSERT_LT(models::alltoall::bruck(c, 8, 16), bruck_floor);
+  EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, "alltoall.bruck", f, 8, 16), bruck_floor);
+  // Where the network costs more than the overheads (7 x 10 ms against 7 x 4 ms), the floor
+  // changes nothing.
+  EXPECT_DOUBLE_EQ(predicted(Collective::alltoall, "alltoall.direct_exchange", f, 8, 1 << 20),
+                   models::alltoall::direct_exchange(c, 8, 1 << 20));
+}
+
 }  // namespace
 }  // namespace collsel
