@@ -301,10 +301,15 @@ Json mpich_grid_tree(const CollectiveGrid& g, bool tree_algorithms, const Json* 
     if (!rows.empty() && rows.back().second == row) continue;
     rows.emplace_back(i == 0 ? 1 : sizes[i], std::move(row));
   }
+  // comm_size<=K, never comm_size<N: MPICH's MPIR_Csel_search compares a comm_size<N condition
+  // with <= (csel.c, case CSEL_NODE_TYPE__OPERATOR__COMM_SIZE_LT, in 4.0.2 and since), so a
+  // 4-rank call took the comm_size<4 row: measured with tests/tools/decisions/export_probe.c, a
+  // 16 KiB Alltoall on 4 ranks ran the 2-rank row's pairwise instead of the file's Bruck.
   Json tree = Json::object();
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::string key = r + 1 < rows.size() ? fmt::format("comm_size<{}", rows[r + 1].first)
-                                                : std::string("comm_size=any");
+    const std::string key = r + 1 < rows.size()
+                                ? fmt::format("comm_size<={}", rows[r + 1].first - 1)
+                                : std::string("comm_size=any");
     tree[key] = std::move(rows[r].second);
   }
   return tree;

@@ -115,7 +115,7 @@ struct ExportText {
 };
 
 // The base with the intracommunicator rules of each grid's collective replaced by the grid's
-// decisions: per comm size a `comm_size<N` branch, in it per message size an `avg_msg_size<N`
+// decisions: per comm size a `comm_size<=K` branch, in it per message size an `avg_msg_size<N`
 // branch. Alltoall first sends MPI_IN_PLACE calls to MPIR_Alltoall_intra_pairwise_sendrecv_replace,
 // MPICH's only in-place Alltoall (the others read the send buffer). MPICH's Scatter selection
 // has no message-size operator (avg_msg_size is undefined for it), which is harmless: MPICH has a

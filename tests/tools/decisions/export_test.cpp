@@ -84,7 +84,8 @@ bool holds(std::string_view key, const Query& q) {
   if (key == "is_sendbuf_inplace=yes") return q.in_place;
   if (key == "is_sendbuf_inplace=no") return !q.in_place;
   if (auto v = number_after(key, "comm_size<=")) return q.comm_size <= *v;
-  if (auto v = number_after(key, "comm_size<")) return q.comm_size < *v;
+  // MPICH's MPIR_Csel_search compares comm_size<N with <= (csel.c), so this reader does too.
+  if (auto v = number_after(key, "comm_size<")) return q.comm_size <= *v;
   if (auto v = number_after(key, "avg_msg_size<=")) return bytes <= *v;
   if (auto v = number_after(key, "avg_msg_size<")) return bytes < *v;
   if (auto v = number_after(key, "total_msg_size<=")) return bytes * q.comm_size <= *v;
@@ -561,6 +562,25 @@ TEST(ExportMpich, NeighbouringEqualDecisionsShareOneBranch) {
       "avg_msg_size<4096": {"algorithm=MPIR_Bcast_intra_binomial": {}},
       "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_tree":
           {"is_non_blocking=0": {}, "tree_type=kary": {}, "k=1": {}}}}})").dump());
+}
+
+TEST(ExportMpich, CommSizeRowsAreWrittenWithLessOrEqual) {
+  // MPICH's MPIR_Csel_search reads comm_size<N as <= N: a 4-rank call would take a comm_size<4
+  // row, so the row of 2 and 3 ranks is written comm_size<=3.
+  ex::CollectiveGrid g;
+  g.coll = Collective::bcast;
+  g.grid.comm_sizes = {2, 4};
+  g.grid.bytes = {0};
+  g.cells.push_back({2, 0, "bcast.binomial", {}, 0.0, Rung::default_model});
+  g.cells.push_back({4, 0, "bcast.flat", {}, 0.0, Rung::default_model});
+  const ex::ExportText out = ex::to_mpich_json(std::vector{g}, test_base(true));
+  ASSERT_TRUE(out.error.empty()) << out.error;
+  const Json tree = Json::parse(out.text)["collective=bcast"]["comm_type=intra"];
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : tree.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"comm_size<=3", "comm_size=any"}));
+  EXPECT_EQ(select(Json::parse(out.text), {Collective::bcast, 4, 0})->name,
+            select(Json::parse(out.text), {Collective::bcast, 5, 0})->name);
 }
 
 TEST(ExportMpich, MessageSizesBeyondAnIntStayWithTheLargestThatFits) {
