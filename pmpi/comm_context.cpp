@@ -20,10 +20,7 @@ namespace collsel::pmpi {
 // MPI matches the messages of one sender and tag, in the order they were sent, to the receives
 // in the order they were posted, whatever order they are waited for in.
 
-bool CommContext::start_deferred(ShapeState& state, const AdaptSample& local) const {
-  if (size_ > kAllExchangeRanks || !served() || !state.deferred) return false;
-  DeferredAgreement& d = *state.deferred;
-  settle(state);  // not expected: the monitor asks for one at a time
+void CommContext::post_exchange(DeferredAgreement& d, const AdaptSample& local) const {
   const MPI_Comm comm = this->comm();
   const int tag = tag_base() + kTagAgree;
   d.mine = {local.mean_s, local.rel_se};
@@ -38,16 +35,11 @@ bool CommContext::start_deferred(ShapeState& state, const AdaptSample& local) co
     PMPI_Isend(d.mine.data(), 2, MPI_DOUBLE, peer, tag, comm,
                &d.requests[static_cast<std::size_t>(d.n_requests++)]);
   }
-  d.active = true;
-  return true;
 }
 
-void CommContext::settle(ShapeState& state, bool apply) const {
-  if (!state.deferred || !state.deferred->active) return;
-  DeferredAgreement& d = *state.deferred;
-  d.active = false;
+AdaptSample CommContext::finish_exchange(DeferredAgreement& d) const {
   PMPI_Waitall(d.n_requests, d.requests.data(), MPI_STATUSES_IGNORE);
-  if (!apply || !state.monitor) return;
+  // MAX is exact and commutative: every rank takes the maximum of the same P samples.
   std::array<double, 2> result = d.mine;
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
@@ -55,7 +47,22 @@ void CommContext::settle(ShapeState& state, bool apply) const {
       result[i] = std::max(result[i], d.others[static_cast<std::size_t>(peer)][i]);
     }
   }
-  state.monitor->agree({result[0], result[1]});
+  return {result[0], result[1]};
+}
+
+bool CommContext::start_deferred(ShapeState& state, const AdaptSample& local) const {
+  if (size_ > kAllExchangeRanks || !served() || !state.deferred) return false;
+  settle(state);  // not expected: the monitor asks for one at a time
+  post_exchange(*state.deferred, local);
+  state.deferred->active = true;
+  return true;
+}
+
+void CommContext::settle(ShapeState& state, bool apply) const {
+  if (!state.deferred || !state.deferred->active) return;
+  state.deferred->active = false;
+  const AdaptSample agreed = finish_exchange(*state.deferred);
+  if (apply && state.monitor) state.monitor->agree(agreed);
 }
 
 void CommContext::settle_all(bool apply) {
@@ -63,34 +70,14 @@ void CommContext::settle_all(bool apply) {
 }
 
 AdaptSample CommContext::agree_max(const AdaptSample& local) const {
+  if (size_ <= kAllExchangeRanks) {
+    DeferredAgreement round;
+    post_exchange(round, local);
+    return finish_exchange(round);
+  }
   const MPI_Comm comm = this->comm();
   const int tag = tag_base() + kTagAgree;
   std::array<double, 2> value{local.mean_s, local.rel_se};
-  if (size_ <= kAllExchangeRanks) {
-    // MAX is exact and commutative: every rank takes the maximum of the same P samples.
-    std::array<std::array<double, 2>, kAllExchangeRanks> others{};
-    std::array<MPI_Request, 2 * kAllExchangeRanks> requests{};
-    int n = 0;
-    for (int peer = 0; peer < size_; ++peer) {
-      if (peer == rank_) continue;
-      PMPI_Irecv(others[static_cast<std::size_t>(peer)].data(), 2, MPI_DOUBLE, peer, tag, comm,
-                 &requests[static_cast<std::size_t>(n++)]);
-    }
-    for (int peer = 0; peer < size_; ++peer) {
-      if (peer == rank_) continue;
-      PMPI_Isend(value.data(), 2, MPI_DOUBLE, peer, tag, comm,
-                 &requests[static_cast<std::size_t>(n++)]);
-    }
-    PMPI_Waitall(n, requests.data(), MPI_STATUSES_IGNORE);
-    std::array<double, 2> result = value;
-    for (int peer = 0; peer < size_; ++peer) {
-      if (peer == rank_) continue;
-      for (std::size_t i = 0; i < result.size(); ++i) {
-        result[i] = std::max(result[i], others[static_cast<std::size_t>(peer)][i]);
-      }
-    }
-    return {result[0], result[1]};
-  }
   // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages of 16 bytes on
   // the critical path, reached only at the monitor's few agreement points.
   int mask = 1;

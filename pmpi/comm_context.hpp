@@ -31,8 +31,9 @@ namespace collsel::pmpi {
 // (comm_context.cpp says why), which can be started now and completed some calls later.
 inline constexpr int kAllExchangeRanks = 16;
 
-// A monitor's agreement started without waiting (ShapeMonitor::defer): its buffers and requests,
-// on the heap so that they stay put while MPI fills them.
+// The buffers and requests of one all-exchange round of an agreement: on the stack for an
+// immediate one (CommContext::agree_max), on the heap for one started without waiting
+// (ShapeState::deferred, ShapeMonitor::defer), so that they stay put while MPI fills them.
 struct DeferredAgreement {
   bool active = false;
   std::array<double, 2> mine{};
@@ -134,6 +135,12 @@ class CommContext {
   } live;
 
  private:
+  // The all-exchange round of an agreement (up to kAllExchangeRanks ranks), shared by the
+  // immediate and the deferred ones: post every receive and send of `local`, then wait for them
+  // and take the MAX of each field.
+  void post_exchange(DeferredAgreement& d, const AdaptSample& local) const;
+  AdaptSample finish_exchange(DeferredAgreement& d) const;
+
   // Enough for the distinct (collective, size, root) shapes of real programs; past it the cache
   // starts over, which only costs model evaluations, never a different decision (every rank
   // starts over at the same call), and a monitored shape starts its monitoring again.
@@ -146,7 +153,6 @@ class CommContext {
   std::uint64_t seq_ = 0;
   std::unordered_map<CallShape, ShapeState, ShapeHash> cache_;
   std::vector<LearnedShape> evicted_;  // monitored shapes the cache let go of
-
 };
 
 }  // namespace collsel::pmpi

@@ -100,8 +100,9 @@ std::uint64_t bruck_round_blocks(int n, int j);
 // with every other rank: n - 1 sends and n - 1 receives, one after another, (n-1)(o_s(m) +
 // o_r(m)) from pLogP. Every schedule's prediction is floored by what its own messages cost
 // (registry.cpp), so that where the calibration's overheads are high the schedules are ranked
-// alike, not only the windowed ones pushed down the ranking. With k exchanges in flight the start-ups overlap on the network (the one
-// alpha per batch of windowed()), the software overheads do not: windowed() alone predicted
+// alike, not only the windowed ones pushed down the ranking. With k exchanges in flight the
+// start-ups overlap on the network (the one alpha per batch of windowed()), the software
+// overheads do not: windowed() alone predicted
 // 1.6 us for 47 exchanges of 16 B on ib-fattree, where SMPI measured 70 us and this floor is
 // 62 us (docs/MODELS.md, "All-to-All").
 double message_overheads(const plogp::Params& p, int n, std::uint64_t m);

@@ -31,7 +31,8 @@ m::Contention contention_of(const models::ModelFile& f) {
 template <double (*F)(const m::Contention&, int, std::uint64_t),
           double (*Floor)(const models::plogp::Params&, int, std::uint64_t)>
 Prediction floored(const models::ModelFile& f, const CallShape& s, const Policy&) {
-  return {std::max(Floor(f.plogp, s.comm_size, s.bytes), F(contention_of(f), s.comm_size, s.bytes)),
+  return {std::max(Floor(f.plogp, s.comm_size, s.bytes),
+                   F(contention_of(f), s.comm_size, s.bytes)),
           {}};
 }
 
@@ -69,10 +70,12 @@ std::optional<std::string> bruck_fits(const CallShape& s) {
 constexpr std::array<Algorithm<AlltoallCall>, 5> kAlltoall{{
     {{"alltoall.direct_exchange",
       "n-1 rounds, round t sends to rank+t and receives from rank-t (seed 000 Algorithm 1)",
-      floored<m::direct_exchange, m::message_overheads>, adapters::always, false, schedule::alltoall_direct_exchange},
+      floored<m::direct_exchange, m::message_overheads>, adapters::always, false,
+      schedule::alltoall_direct_exchange},
      alltoall::direct_exchange},
     {{"alltoall.pairwise", "n-1 rounds of paired exchanges, partner rank XOR t when P is 2^k",
-      floored<m::direct_exchange, m::message_overheads>, adapters::always, false, schedule::alltoall_pairwise},
+      floored<m::direct_exchange, m::message_overheads>, adapters::always, false,
+      schedule::alltoall_pairwise},
      alltoall::pairwise},
     {{"alltoall.all_at_once", "every send and receive posted at once, then one wait",
       adapters::fanout_or<models::logfp::alltoall_fanout_round, all_at_once_model>,
