@@ -1,6 +1,5 @@
 // Schedule, at a node with parent p and children c_1..c_n, for segments 0..k-1:
-//   keep the receives of the next segments posted while waiting for segment i (so a chain
-//   pipelines; Node::run says how many),
+//   post the receive of segment i+1 before waiting for segment i (so a chain pipelines),
 //   then send segment i to each child in turn, completing each send before the next.
 // Sending to the children one at a time, largest subtree first (schedule::tree_node's order), is
 // what the models assume (consecutive sends g(m) apart). Posting them all at once made them share
@@ -13,7 +12,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <memory>
 
 #include "selector/byte_view.hpp"
 
@@ -54,38 +52,21 @@ class Node {
                                   call.size)) {}
 
   int run() {
-    // Receives are posted `ahead` segments in advance, each in its own slot: segment i completes
-    // in slot i % ahead while the next ones are already posted (receives_ahead says how many).
-    const std::uint64_t ahead = receives_ahead();
-    const auto receiving = std::make_unique<Requests[]>(ahead);
-    std::uint64_t posted = 0;
+    // Two receive slots: segment i+1 is posted into one while segment i completes in the other.
+    Requests receiving[2];
+    if (has_parent() && segments_.count > 0) {
+      if (int e = post_receive(0, receiving[0]); e != MPI_SUCCESS) return e;
+    }
     for (std::uint64_t i = 0; i < segments_.count; ++i) {
       if (has_parent()) {
-        for (; posted < std::min(i + ahead, segments_.count); ++posted) {
-          if (int e = post_receive(posted, receiving[posted % ahead]); e != MPI_SUCCESS) return e;
+        if (i + 1 < segments_.count) {
+          if (int e = post_receive(i + 1, receiving[(i + 1) % 2]); e != MPI_SUCCESS) return e;
         }
-        if (int e = receiving[i % ahead].wait(); e != MPI_SUCCESS) return e;
+        if (int e = receiving[i % 2].wait(); e != MPI_SUCCESS) return e;
       }
       if (int e = send_to_children(i); e != MPI_SUCCESS) return e;
     }
     return MPI_SUCCESS;
-  }
-
-  // A transfer that finds no receive posted waits for one wherever the MPI has no eager path for
-  // it (any MPI's rendezvous; SMPI for every message below smpi/async-small-thresh). With one
-  // receive ahead, a chain of small segments paid a network latency per two segments (simulated
-  // gige, P = 64, 256 KiB in 192 B segments: 43.7 ms; 12.0 ms with 32 ahead). 32 covers a
-  // latency of segments at the smallest gap measured there (L / g = 26).
-  // Only under a parent with one child (a chain's): a parent with several sends each segment to
-  // them in turn, and with every receive posted its sends, complete as soon as they are buffered,
-  // stream to all children at once and share its link, so the first child, which has the most
-  // to forward, is served late (binomial, same point, 8 KiB segments: 30.2 ms against 13.2 ms
-  // with one ahead). The rendezvous variants also keep one ahead: each posted receive is announced
-  // by a handshake, which is their modelled cost.
-  std::uint64_t receives_ahead() const {
-    if (!has_parent() || options_.rendezvous) return 2;
-    const auto parent = schedule::tree_node(options_.shape, tree_.parent, call_.size);
-    return parent.children.size() == 1 ? 32 : 2;
   }
 
   bool has_parent() const { return tree_.parent >= 0; }
