@@ -5,7 +5,7 @@
   python3 bench/at_scale.py run       [--out DIR] [--platforms ...] [--ppn 1,8] [--ranks ...]
                                       [--colls ...] [--jobs 2] [--plan default|spot1024|...]
   python3 bench/at_scale.py rechoose  [--out DIR] [--platforms ...] [--ppn 8] [--ranks ...]
-                                      [--colls ...] [--jobs 2] [--dry-run]
+                                      [--colls ...] [--jobs 2] [--changed NAME,...] [--dry-run]
   python3 bench/at_scale.py extend    --fixed NAME[,NAME] [--platforms ...] [--ranks ...] [--jobs 2]
   python3 bench/at_scale_report.py    [--out DIR]   (the tables and plots)
 
@@ -41,6 +41,8 @@ one simulation per job, with the shim and only collsel's choice (`selection --no
 that a point has at most one. at_scale_report.py takes a point's "auto" from that row when there
 is one; the forced algorithms and the libraries' selectors, which no collsel change moves, stay
 as measured. Points whose choice is unchanged keep their time: the simulation is deterministic.
+After a change to an algorithm's code, `extend --fixed NAME` measures it again at every point and
+`rechoose --changed NAME` measures again every choice of it, changed or not.
 """
 import argparse
 import concurrent.futures
@@ -357,9 +359,11 @@ def stale_points(args):
         was = (r["algorithm"], int(r["segment_bytes"] or 0), int(r["window"] or 0))
         now = explain_choice(args, platform, P, ppn, coll, size)
         checked += 1
-        # The segment and window only matter for the algorithms that take them.
+        # The segment and window only matter for the algorithms that take them. --changed names
+        # algorithms whose code changed: their measured choices are stale whatever the model says.
         if now[0] != was[0] or (now[1] != was[1] and "segmented" in now[0]) or \
-                (now[2] != was[2] and now[0] == "alltoall.windowed"):
+                (now[2] != was[2] and now[0] == "alltoall.windowed") or \
+                now[0] in args.changed:
             log(f"{platform} P={P} ppn={ppn} {coll} {size} B: {was} -> {now}")
             stale.setdefault((platform, P, ppn, coll), []).append(size)
     log(f"{checked} points checked, {sum(len(v) for v in stale.values())} choices changed")
@@ -456,6 +460,10 @@ def main():
                         help="run: only the plan's sizes up to this many bytes")
     parser.add_argument("--selectors-only", action="store_true",
                         help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
+    parser.add_argument("--changed", type=lambda s: s.split(","), default=[],
+                        metavar="NAME[,NAME]",
+                        help="rechoose: also re-measure the points where collsel chooses these "
+                             "algorithms (their code changed; extend them first)")
     parser.add_argument("--dry-run", action="store_true",
                         help="rechoose: only list the points whose choice changed")
     args = parser.parse_args()

@@ -90,15 +90,10 @@ class Pair {
     });
   }
 
-  // Time to complete a receive, posted beforehand, whose message was sent while the receiver
-  // was busy for `delay` seconds (longer than a round trip of m). Measured on rank 1, sent to
-  // rank 0. Posted first, as collsel's schedules post theirs: a receive posted only after the
-  // message was sent waits, in SMPI (no eager protocol below smpi/async-small-thresh), for the
-  // whole transfer, which made o_r(m) one network latency on every simulated Ethernet.
+  // Time of the receive call for a message that arrived while the receiver was busy for
+  // `delay` seconds (longer than a round trip of m). Measured on rank 1, sent to rank 0.
   Estimate recv_overhead(std::uint64_t m, double delay) {
     return sample([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      if (rank_ == 1) post_recv(buffer_.data(), m, &request);
       MPI_Barrier(comm_);
       double t = 0.0;
       if (rank_ == 0) {
@@ -107,7 +102,7 @@ class Pair {
       } else {
         flavour::busy_until(MPI_Wtime() + delay);
         const double t0 = MPI_Wtime();
-        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        recv(m);
         t = MPI_Wtime() - t0;
         send(0);
       }
@@ -147,50 +142,17 @@ class Pair {
     }
   }
 
-  // The receiver keeps up to window(m) receives posted ahead of the sender, each into its own
-  // slot, so the burst measures the sender's and the network's gap, the g(m) a schedule whose
-  // receives are posted (all of collsel's) pays. Received one at a time with MPI_Recv instead, a
-  // message whose receive is not yet posted waits in SMPI for the receive (no eager protocol below
-  // smpi/async-small-thresh): g(m) came out one network latency per message on the simulated
-  // Ethernets, 18x SimGrid's sender gap on gige, and the flat fan-outs looked slow. On a real
-  // MPI with an eager protocol the two ways measure nearly the same.
   double burst(std::uint64_t m, int n) {
-    std::vector<MPI_Request> posted;
-    if (rank_ == 1) {
-      const int window = std::min(n, receive_window(m));
-      slots_.resize(static_cast<std::size_t>(window) * std::max<std::uint64_t>(m, 1));
-      posted.assign(static_cast<std::size_t>(window), MPI_REQUEST_NULL);
-      for (int i = 0; i < window; ++i) post_recv(slot(i, m), m, &posted[i]);
-    }
     MPI_Barrier(comm_);
     const double t0 = MPI_Wtime();
     if (rank_ == 0) {
       for (int i = 0; i < n; ++i) send(m);
       recv(0);
     } else {
-      const int window = static_cast<int>(posted.size());
-      for (int i = 0; i < n; ++i) {
-        const int k = i % window;
-        MPI_Wait(&posted[k], MPI_STATUS_IGNORE);
-        if (i + window < n) post_recv(slot(k, m), m, &posted[k]);
-      }
+      for (int i = 0; i < n; ++i) recv(m);
       send(0);
     }
     return MPI_Wtime() - t0;
-  }
-
-  // Receives posted ahead in a burst: enough to cover a latency of small messages (64), at most
-  // 64 MiB of slots for large ones.
-  static int receive_window(std::uint64_t m) {
-    constexpr std::uint64_t kSlotBytes = 64ull << 20;
-    return static_cast<int>(std::clamp<std::uint64_t>(kSlotBytes / std::max<std::uint64_t>(m, 1),
-                                                      2, 64));
-  }
-  std::byte* slot(int k, std::uint64_t m) {
-    return slots_.data() + static_cast<std::size_t>(k) * std::max<std::uint64_t>(m, 1);
-  }
-  void post_recv(std::byte* data, std::uint64_t m, MPI_Request* request) {
-    MPI_Irecv(data, static_cast<int>(m), MPI_BYTE, 1 - rank_, kTag, comm_, request);
   }
 
   void send(std::uint64_t m) {
@@ -205,7 +167,6 @@ class Pair {
   int rank_;
   const MeasureOptions& o_;
   std::vector<std::byte> buffer_;
-  std::vector<std::byte> slots_;  // the burst's receives posted ahead (rank 1)
   double deadline_ = 0.0;
 };
 
