@@ -176,20 +176,24 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
   if (phase_ == Phase::exploring) {
     const auto c = static_cast<std::size_t>(current_);
     // After the first trial call a runner-up goes on unless it was slower than abandon_factor
-    // times the incumbent; an abandoned one is judged below like any other (its gain is
-    // negative: neither longer trial nor acceptance).
-    const double incumbent_s = measured[static_cast<std::size_t>(incumbent_)];
+    // times the best time known, the incumbent's or an accepted runner-up's: once one runner-up
+    // is found 4x faster than a wrong model's choice, another at 3x is hopeless (simulated gige,
+    // Bcast 64 KiB: binomial tried 4 calls at 4x chain_segmented's time). An abandoned one is
+    // judged below like any other (its gain is negative against the incumbent, or it is slower
+    // than an accepted one: neither longer trial nor final choice).
     if (trial_call_ == 1 && trial_call_ < trial_limit_ &&
-        !(agreed.mean_s > settings_.abandon_factor * incumbent_s)) {
+        !(agreed.mean_s > settings_.abandon_factor * best_known_s())) {
       reset_window();
       return;
     }
+    // Still at its first call here: it was abandoned.
+    const bool abandoned = trial_call_ == 1 && trial_call_ < trial_limit_;
     measured[c] = agreed.mean_s;
     rel_se[c] = agreed.rel_se;
     // Measured faster, but not clearly, while the noise could hide a gain above the hysteresis:
     // more calls of the same window (the first trial call stays out of it).
     const double gain = gain_of(current_);
-    const bool unclear = gain > 0.0 && !clearly_better(current_) &&
+    const bool unclear = !abandoned && gain > 0.0 && !clearly_better(current_) &&
                          gain + settings_.significance * noise_of(current_) > settings_.hysteresis;
     const int max_calls = std::max(settings_.trial_calls, settings_.max_trial_calls);
     if (unclear && trial_limit_ < max_calls) {
@@ -227,6 +231,16 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     // The measurement agrees with the prediction, but the model could not rank its ties.
     begin_exploring(true);
   }
+}
+
+double ShapeMonitor::best_known_s() const {
+  const auto& measured = outcome_.measured_s;
+  double best = measured[static_cast<std::size_t>(incumbent_)];
+  for (int i = 0; i < ranking_size(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (accepted_[k] && measured[k] < best) best = measured[k];
+  }
+  return best;
 }
 
 bool ShapeMonitor::is_tie(int i) const {

@@ -50,8 +50,9 @@ struct AdaptSettings {
   // the emulated cluster 3 timed calls of alltoall.windowed measured 4.8 % faster than
   // all_at_once where 200 measured 17 %.
   int max_trial_calls = 16;
-  // A runner-up whose first trial call is slower than this factor times the incumbent's measured
-  // mean is abandoned after that call: the bound on what exploring can cost.
+  // A runner-up whose first trial call is slower than this factor times the fastest mean measured
+  // so far (the incumbent's, or an accepted runner-up's) is abandoned after that call: the bound
+  // on what exploring can cost.
   double abandon_factor = 2.0;
   // Runners-up predicted within this fraction of the model's choice are the model's ties: it
   // cannot tell them apart, so they are tried once, at the first checkpoint, even when the
@@ -146,6 +147,8 @@ class ShapeMonitor {
   [[nodiscard]] double gain_of(int i) const;
   [[nodiscard]] double noise_of(int i) const;
   [[nodiscard]] bool clearly_better(int i) const;
+  // The fastest agreed time per call so far: the incumbent's, or an accepted runner-up's.
+  [[nodiscard]] double best_known_s() const;
   // Ranking entry i is predicted within tie_margin of the incumbent.
   [[nodiscard]] bool is_tie(int i) const;
   [[nodiscard]] bool has_ties() const;

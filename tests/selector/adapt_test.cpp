@@ -205,6 +205,20 @@ TEST(ShapeMonitor, AbandonsARunnerUpAfterOneSlowCall) {
   EXPECT_EQ(m.outcome().chosen, 2);
 }
 
+TEST(ShapeMonitor, AbandonsAgainstTheFastestRunnerUpAccepted) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.3, 1.4});
+  // Runner-up 1 is 4x faster than the model's choice and accepted; 2 and 3, within 2x of the
+  // model's choice but 3x and 3.5x runner-up 1, get one call each.
+  Driver d{m, std::vector<double>{4.0, 1.0, 3.0, 3.5}};
+  d.calls(8);
+  d.calls(8);
+  const std::vector<int> expected = {1, 1, 1, 1, 2, 3, 1, 1};
+  EXPECT_EQ(std::vector<int>(d.ran.begin() + 8, d.ran.end()), expected);
+  EXPECT_EQ(m.outcome().explore_calls, 6u);
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[2], 3.0);  // judged on its one call
+}
+
 TEST(ShapeMonitor, ExploresAtMostOncePerShapeWithinItsBound) {
   AdaptSettings s = explore_settings();
   ShapeMonitor m(s, {1.0, 1.1, 1.2, 1.3});
