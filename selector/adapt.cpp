@@ -177,17 +177,17 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     const auto c = static_cast<std::size_t>(current_);
     // After the first trial call a runner-up goes on unless it was slower than abandon_factor
     // times the best time known, the incumbent's or an accepted runner-up's: once one runner-up
-    // is found 4x faster than a wrong model's choice, another at 3x is hopeless (simulated gige,
-    // Bcast 64 KiB: binomial tried 4 calls at 4x chain_segmented's time). An abandoned one is
-    // judged below like any other (its gain is negative against the incumbent, or it is slower
-    // than an accepted one: neither longer trial nor final choice).
-    if (trial_call_ == 1 && trial_call_ < trial_limit_ &&
-        !(agreed.mean_s > settings_.abandon_factor * best_known_s())) {
+    // is found 4x faster than a wrong model's choice, another at 3x is hopeless (simulated gige
+    // with g / 3, Bcast 64 KiB, where the model's binomial took 4x chain_segmented's time: 16 ->
+    // 13 trial calls). An abandoned one is judged below like any other (its gain is negative
+    // against the incumbent, or it is slower than an accepted one: neither longer trial nor
+    // final choice).
+    const bool first_call = trial_call_ == 1 && trial_call_ < trial_limit_;
+    if (first_call && !(agreed.mean_s > settings_.abandon_factor * best_known_s())) {
       reset_window();
       return;
     }
-    // Still at its first call here: it was abandoned.
-    const bool abandoned = trial_call_ == 1 && trial_call_ < trial_limit_;
+    const bool abandoned = first_call;  // a first call that got here was too slow
     measured[c] = agreed.mean_s;
     rel_se[c] = agreed.rel_se;
     // Measured faster, but not clearly, while the noise could hide a gain above the hysteresis:
