@@ -258,8 +258,9 @@ int validate(const Options& o, int rank) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "collsel-calibrate: measure this cluster's pLogP parameters (L, g(m), o_s(m), o_r(m)) "
-      "between ranks 0 and 1 and write the model file collsel reads.\n"
+      "collsel-calibrate: measure this cluster's pLogP parameters (L, g(m), g_p(m), o_s(m),\n"
+      "o_r(m); g_p is the gap with receives posted ahead) between ranks 0 and 1 and write the\n"
+      "model file collsel reads.\n"
       "Example: mpiexec -n 2 collsel-calibrate -o cluster.toml\n"
       "It measures rank 0 against the first rank on another node (rank 1 when all share a node),\n"
       "then the All-to-All contention signature with all ranks (seed 000: direct exchange and\n"

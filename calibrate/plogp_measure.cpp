@@ -37,6 +37,8 @@ namespace {
 
 constexpr int kTag = 77;
 
+enum class Receives { one_at_a_time, posted_ahead };
+
 class Pair {
  public:
   Pair(MPI_Comm comm, int rank, std::size_t max_bytes, const MeasureOptions& o)
@@ -56,20 +58,23 @@ class Pair {
   }
 
   // n back-to-back sends then a zero-byte reply; n grows until the burst lasts min_burst_s.
-  Estimate gap(std::uint64_t m, double rtt0) {
+  // The receiver takes them one MPI_Recv at a time (Receives::one_at_a_time: the stream gap g(m)
+  // of a pipeline's segments) or keeps receives posted ahead (Receives::posted_ahead: the posted
+  // gap g_p(m) of a fan-out to receivers already waiting); docs/MODELS.md, "Two gaps".
+  Estimate gap(std::uint64_t m, double rtt0, Receives receives) {
     int n = 4;
     for (;;) {  // find n once, then keep it for every sample
       // The fastest of three bursts: one burst stretched by a scheduler stall on a busy machine
       // would stop n at 4, and the samples of such short bursts then fall below the round trip
       // subtracted from them (g came out 0 under load: calibrate.quick_4).
-      double elapsed = burst(m, n);
-      for (int k = 0; k < 2; ++k) elapsed = std::min(elapsed, burst(m, n));
+      double elapsed = burst(m, n, receives);
+      for (int k = 0; k < 2; ++k) elapsed = std::min(elapsed, burst(m, n, receives));
       int grow = rank_ == 0 && elapsed < o_.min_burst_s && n < (1 << 20);
       MPI_Bcast(&grow, 1, MPI_INT, 0, comm_);
       if (!grow) break;
       n *= 2;
     }
-    return sample([&] { return std::max(0.0, (burst(m, n) - rtt0) / n); });
+    return sample([&] { return std::max(0.0, (burst(m, n, receives) - rtt0) / n); });
   }
 
   // Time of the send call with the receiver already waiting and the link idle.
@@ -90,10 +95,16 @@ class Pair {
     });
   }
 
-  // Time of the receive call for a message that arrived while the receiver was busy for
-  // `delay` seconds (longer than a round trip of m). Measured on rank 1, sent to rank 0.
+  // Time to complete a receive, posted beforehand, whose message was sent while the receiver
+  // was busy for `delay` seconds (longer than a round trip of m). Measured on rank 1, sent to
+  // rank 0. Posted first, as collsel's schedules post theirs: where a transfer starts only once
+  // its receive is posted (SMPI below smpi/async-small-thresh, any rendezvous), a receive posted
+  // after the send waits for the whole transfer, and o_r(m) came out one network latency on
+  // every simulated Ethernet. On an MPI with an eager protocol both ways measure the same copy.
   Estimate recv_overhead(std::uint64_t m, double delay) {
     return sample([&] {
+      MPI_Request request = MPI_REQUEST_NULL;
+      if (rank_ == 1) post_recv(buffer_.data(), m, &request);
       MPI_Barrier(comm_);
       double t = 0.0;
       if (rank_ == 0) {
@@ -102,7 +113,7 @@ class Pair {
       } else {
         flavour::busy_until(MPI_Wtime() + delay);
         const double t0 = MPI_Wtime();
-        recv(m);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
         t = MPI_Wtime() - t0;
         send(0);
       }
@@ -142,17 +153,46 @@ class Pair {
     }
   }
 
-  double burst(std::uint64_t m, int n) {
+  double burst(std::uint64_t m, int n, Receives receives) {
+    std::vector<MPI_Request> posted;
+    if (rank_ == 1 && receives == Receives::posted_ahead) {
+      const int window = std::min(n, receive_window(m));
+      slots_.resize(static_cast<std::size_t>(window) * std::max<std::uint64_t>(m, 1));
+      posted.assign(static_cast<std::size_t>(window), MPI_REQUEST_NULL);
+      for (int i = 0; i < window; ++i) post_recv(slot(i, m), m, &posted[i]);
+    }
     MPI_Barrier(comm_);
     const double t0 = MPI_Wtime();
     if (rank_ == 0) {
       for (int i = 0; i < n; ++i) send(m);
       recv(0);
-    } else {
+    } else if (posted.empty()) {
       for (int i = 0; i < n; ++i) recv(m);
+      send(0);
+    } else {
+      const int window = static_cast<int>(posted.size());
+      for (int i = 0; i < n; ++i) {
+        const int k = i % window;
+        MPI_Wait(&posted[k], MPI_STATUS_IGNORE);
+        if (i + window < n) post_recv(slot(k, m), m, &posted[k]);
+      }
       send(0);
     }
     return MPI_Wtime() - t0;
+  }
+
+  // Receives posted ahead in a burst: enough to cover a latency of small messages (64), at most
+  // 64 MiB of slots for large ones.
+  static int receive_window(std::uint64_t m) {
+    constexpr std::uint64_t kSlotBytes = 64ull << 20;
+    return static_cast<int>(
+        std::clamp<std::uint64_t>(kSlotBytes / std::max<std::uint64_t>(m, 1), 2, 64));
+  }
+  std::byte* slot(int k, std::uint64_t m) {
+    return slots_.data() + static_cast<std::size_t>(k) * std::max<std::uint64_t>(m, 1);
+  }
+  void post_recv(std::byte* data, std::uint64_t m, MPI_Request* request) {
+    MPI_Irecv(data, static_cast<int>(m), MPI_BYTE, 1 - rank_, kTag, comm_, request);
   }
 
   void send(std::uint64_t m) {
@@ -167,6 +207,7 @@ class Pair {
   int rank_;
   const MeasureOptions& o_;
   std::vector<std::byte> buffer_;
+  std::vector<std::byte> slots_;  // the posted-ahead burst's receive slots (rank 1)
   double deadline_ = 0.0;
 };
 
@@ -199,11 +240,14 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
       const Estimate rtt = p.round_trip(m);
       // The burst's closing round trip is subtracted at its undisturbed value: a median inflated
       // by scheduler stalls would eat the gap of small messages (g would come out 0).
-      const Estimate g = p.gap(m, rtt0.min);
+      const Estimate g = p.gap(m, rtt0.min, Receives::one_at_a_time);
+      const Estimate gp = p.gap(m, rtt0.min, Receives::posted_ahead);
       const Estimate os = p.send_overhead(m);
       const Estimate orr = p.recv_overhead(m, 2.0 * rtt.median + 20e-6);
       point.gap_s = g.median;
       point.gap_spread = g.spread;
+      point.posted_gap_s = gp.median;
+      point.posted_gap_spread = gp.spread;
       point.send_overhead_s = os.median;
       point.send_overhead_spread = os.spread;
       point.recv_overhead_s = orr.median;
@@ -217,7 +261,9 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
         o.progress(i, o.sizes.size(), elapsed, eta);
       }
     }
+    params.posted_gaps = true;
     // RTT(0) = 2 (L + g(0)) (Kielmann et al.): L is what a round trip has beyond two gaps.
+    // L_p, the posted gap's latency, follows from the same round trip (plogp::Params).
     params.latency_s = std::max(0.0, rtt0.median / 2.0 - params.table.front().gap_s);
     params.latency_spread = params.latency_s > 0
                                 ? rtt0.spread * rtt0.median / 2.0 / params.latency_s

@@ -50,6 +50,20 @@ Prediction segmented(const models::ModelFile& f, const CallShape& s, const Polic
   return {choice.predicted_s, {choice.segment_bytes}};
 }
 
+// A segmented fan-out: at the sizes a [logfp] section serves (a few bytes), unless the user fixed
+// a smaller segment, it is one segment, the whole message, and predicts its plain twin's fan-out,
+// so that registry order breaks the tie; otherwise segmented<G>.
+template <Fanout F, Segmented G>
+Prediction segmented_fanout_or(const models::ModelFile& f, const CallShape& s,
+                               const Policy& policy) {
+  const bool one_segment = !policy.segment_bytes || *policy.segment_bytes == 0 ||
+                           *policy.segment_bytes >= s.bytes;
+  if (one_segment && f.logfp && models::logfp::serves(*f.logfp, s.bytes)) {
+    return {F(*f.logfp, f.plogp, s.comm_size, s.bytes), {s.bytes}};
+  }
+  return segmented<G>(f, s, policy);
+}
+
 // Byte messages carry int counts: an algorithm whose largest message is `multiple` blocks
 // cannot serve calls where that exceeds INT_MAX bytes.
 template <int Multiple>

@@ -159,10 +159,13 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // transfer differs: intra_alpha m there, outside the graph, instead of alpha m rho.
     // Within a node, with an [intra_node] table, the node's own pLogP: on gige its L is 3.5 us
     // where the network's is 28 us.
+    // Message::unposted ones cost the stream pair (g, L), every other message the posted pair
+    // (g_p, L_p): docs/MODELS.md, "Two gaps".
     const bool local = c.src == c.dst && intra != nullptr && !intra->table.empty();
+    const plogp::Params& pair = local ? *intra : plogp;
+    const double gap = msg.unposted ? pair.gap_s(msg.bytes) : pair.posted_gap_s(msg.bytes);
     const double fixed =
-        local ? std::max(0.0, intra->gap_s(msg.bytes) - intra_alpha * c.bytes)
-              : std::max(0.0, plogp.gap_s(msg.bytes) - contention.alpha_s_per_byte * c.bytes);
+        std::max(0.0, gap - (local ? intra_alpha : contention.alpha_s_per_byte) * c.bytes);
     for (int a : msg.after) {
       // An index out of range is the solver's to report, with the message's name.
       const bool own = a >= 0 && a < count &&
@@ -176,7 +179,7 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     } else {
       c.after_delay_s = fixed;
     }
-    c.tail_s = local ? intra->latency_s : plogp.latency_s;
+    c.tail_s = msg.unposted ? pair.latency_s : pair.posted_latency_s();
     result.graph.push_back(std::move(c));
   }
 

@@ -23,6 +23,11 @@ struct Message {
   // Indices of messages that must have been received by `src` (or, for its own earlier sends,
   // completed) before this one is posted: the algorithm's data and ordering dependencies.
   std::vector<int> after;
+  // Sent when its receiver is not already waiting for it: one of a pipeline's segments, which
+  // follow one another to the same receiver, or a message of a lock-step exchange (a rendezvous,
+  // a ring step). It costs the stream pair g(m), L; every other message finds its receive posted
+  // and costs g_p(m), L_p (docs/MODELS.md, "Two gaps"; the same pair without a posted column).
+  bool unposted = false;
 };
 
 struct Schedule {
@@ -57,12 +62,12 @@ struct SimulationResult {
 };
 
 // The time of `schedule` with ranks placed by `placement`. Alone, a message of m bytes costs
-// g(m) + L, as in seed 001's formulas: after its dependencies complete (plus L each, except the
-// sender's own earlier sends), a fixed part max(0, g(m) - alpha m) that contention does not
-// stretch, then alpha m on the network as a communication of the contention graph (penalty rule
-// and alpha from `contention`), stretched by its penalties. A rank's messages without
-// dependencies are posted one after the other, each a fixed part after the previous one's post;
-// their transfers overlap.
+// g(m) + L, as in seed 001's formulas (the posted pair g_p, L_p unless Message::unposted):
+// after its dependencies complete (plus L each, except the sender's own earlier sends), a fixed
+// part max(0, g(m) - alpha m) that contention does not stretch, then alpha m on the network as a
+// communication of the contention graph (penalty rule and alpha from `contention`), stretched by
+// its penalties. A rank's messages without dependencies are posted one after the other, each a
+// fixed part after the previous one's post; their transfers overlap.
 // Messages within one node pay the same fixed part, then intra_alpha m, never penalised: cheaper
 // than a message between nodes.
 // `intra`, when given (the model file's [intra_node] table), times the messages within a node:

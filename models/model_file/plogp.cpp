@@ -13,10 +13,12 @@ constexpr KeySpec kPlogpKeys[] = {
     {"gap_s", Kind::numbers, true, "[1e-6, 1e-6, 2e-6]"},
     {"send_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
     {"recv_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
+    {"posted_gap_s", Kind::numbers, false, "[5e-7, 5e-7, 2e-6]"},
     {"latency_spread", Kind::number, false, "0.02"},
     {"gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"send_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"recv_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+    {"posted_gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
 };
 
 void read_latency(Reader& r, const Section& s, plogp::Params& p) {
@@ -73,6 +75,16 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
   for (std::size_t i = 0; i < sizes.values.size(); ++i) {
     p.table.push_back({sizes.values[i], gap.values[i], send.values[i], recv.values[i]});
   }
+  // Optional (files written before it have none): the gap with receives posted ahead.
+  if (t.get("posted_gap_s") != nullptr) {
+    const auto posted = read_times(r, s, "posted_gap_s");
+    if (posted.ok && same_lengths(r, s.where, sizes, {{"posted_gap_s", &posted}})) {
+      for (std::size_t i = 0; i < posted.values.size(); ++i) {
+        p.table[i].posted_gap_s = posted.values[i];
+      }
+      p.posted_gaps = true;
+    }
+  }
   // Optional spreads: when present, one per size like the values they qualify.
   if (const toml::node* n = find(r, s, "latency_spread")) {
     p.latency_spread = number_of(*n);
@@ -84,7 +96,8 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
   const std::pair<std::string_view, Field> spreads[] = {
       {"gap_spread", &plogp::SizePoint::gap_spread},
       {"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
-      {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread}};
+      {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread},
+      {"posted_gap_spread", &plogp::SizePoint::posted_gap_spread}};
   for (const auto& [key, field] : spreads) {
     if (t.get(key) == nullptr) continue;
     const auto values = read_times(r, s, key);
@@ -109,10 +122,14 @@ std::string plogp_body(const plogp::Params& p) {
                      column(p, &plogp::SizePoint::send_overhead_s));
   out += fmt::format("recv_overhead_s = {}  # o_r(m), seconds\n",
                      column(p, &plogp::SizePoint::recv_overhead_s));
+  if (p.posted_gaps) {
+    out += fmt::format("posted_gap_s = {}  # g_p(m), receives posted ahead, seconds\n",
+                       column(p, &plogp::SizePoint::posted_gap_s));
+  }
   const bool spreads = p.latency_spread > 0 ||
                        std::any_of(p.table.begin(), p.table.end(), [](const auto& x) {
                          return x.gap_spread > 0 || x.send_overhead_spread > 0 ||
-                                x.recv_overhead_spread > 0;
+                                x.recv_overhead_spread > 0 || x.posted_gap_spread > 0;
                        });
   if (spreads) {
     out += "# spreads: half-width of the 95 % confidence interval of the median, relative\n";
@@ -122,6 +139,10 @@ std::string plogp_body(const plogp::Params& p) {
                        column(p, &plogp::SizePoint::send_overhead_spread));
     out += fmt::format("recv_overhead_spread = {}\n",
                        column(p, &plogp::SizePoint::recv_overhead_spread));
+    if (p.posted_gaps) {
+      out += fmt::format("posted_gap_spread = {}\n",
+                         column(p, &plogp::SizePoint::posted_gap_spread));
+    }
   }
   return out;
 }

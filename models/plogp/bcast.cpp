@@ -25,8 +25,25 @@ Segments split(std::uint64_t m, std::uint64_t s) {
 
 double others(int P) { return static_cast<double>(P - 1); }
 
+// Which gap (docs/MODELS.md, "Two gaps"): a message to a receiver already waiting for it (a
+// tree's whole message, a pipeline's first segment: every receiver posts its first receive on
+// entry) costs the posted pair (g_p, L_p); a pipeline's later segments follow one another to the
+// same receiver, which posts the next receive only as the previous one completes, so they cost
+// the stream gap g. One segment is then exactly the plain twin. Without a posted column the two
+// pairs are equal.
+double gp(const Params& p, std::uint64_t m) { return p.posted_gap_s(m); }
+double Lp(const Params& p) { return p.posted_latency_s(); }
+
+// A sender's k segments to one receiver: the first posted, the others streamed (Table 1's
+// g(s) k with the first g(s) read as g_p(s)).
+double segments_to_one(const Params& p, const Segments& seg) {
+  return gp(p, seg.size) + p.gap_s(seg.size) * (seg.count - 1.0);
+}
+
 // The request and the acknowledgement are each a 1-byte message (g(1) + L each) before the data
-// message's own L: 2 g(1) + 3 L per rendezvous hop (seed 001 Table 1).
+// message's own L: 2 g(1) + 3 L per rendezvous hop (seed 001 Table 1). A rendezvous runs in
+// lock-step: a parent posts the receive of a child's acknowledgement only once it has served the
+// previous child, so every message of a rendezvous variant costs the stream pair.
 double handshake(const Params& p) { return 2.0 * p.gap_s(1) + 3.0 * p.latency_s; }
 
 }  // namespace
@@ -43,7 +60,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 
 double bcast_flat(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
-  return others(P) * p.gap_s(m) + p.latency_s;
+  return others(P) * gp(p, m) + Lp(p);
 }
 
 double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m) {
@@ -54,12 +71,12 @@ double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m) {
 double bcast_flat_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
   const Segments seg = split(m, s);
-  return others(P) * (p.gap_s(seg.size) * seg.count) + p.latency_s;
+  return others(P) * segments_to_one(p, seg) + Lp(p);
 }
 
 double bcast_chain(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
-  return others(P) * (p.gap_s(m) + p.latency_s);
+  return others(P) * (gp(p, m) + Lp(p));
 }
 
 double bcast_chain_rendezvous(const Params& p, int P, std::uint64_t m) {
@@ -70,22 +87,21 @@ double bcast_chain_rendezvous(const Params& p, int P, std::uint64_t m) {
 double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
   const Segments seg = split(m, s);
-  const double g = p.gap_s(seg.size);
   // The first segment crosses P - 1 hops; each further one arrives one gap later (pipeline).
-  return others(P) * (g + p.latency_s) + g * (seg.count - 1.0);
+  return others(P) * (gp(p, seg.size) + Lp(p)) + p.gap_s(seg.size) * (seg.count - 1.0);
 }
 
 double bcast_binary(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   // Each level sends to two children one after the other: 2 g(m), then L to the deeper one.
   const auto depth = static_cast<double>(floor_log2(static_cast<std::uint64_t>(P)));
-  return depth * (2.0 * p.gap_s(m) + p.latency_s);
+  return depth * (2.0 * gp(p, m) + Lp(p));
 }
 
 double bcast_binomial(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
-  return floor_log2(P64) * p.gap_s(m) + ceil_log2(P64) * p.latency_s;
+  return floor_log2(P64) * gp(p, m) + ceil_log2(P64) * Lp(p);
 }
 
 double bcast_binomial_rendezvous(const Params& p, int P, std::uint64_t m) {
@@ -98,12 +114,14 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
   const Segments seg = split(m, s);
-  return floor_log2(P64) * p.gap_s(seg.size) * seg.count + ceil_log2(P64) * p.latency_s;
+  return floor_log2(P64) * segments_to_one(p, seg) + ceil_log2(P64) * Lp(p);
 }
 
 double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   const std::uint64_t c = ceil_div(m, static_cast<std::uint64_t>(P));
+  // The scatter's receivers wait idle (posted pair); each ring step's receive is posted with its
+  // send, as the neighbour's message comes (stream pair).
   return scatter_binomial(p, P, c) + (P - 1) * (p.gap_s(c) + p.latency_s);
 }
 

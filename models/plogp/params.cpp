@@ -67,7 +67,8 @@ bool usable_time(double v) { return std::isfinite(v) && v >= 0.0; }
 std::optional<std::string> bad_point(const SizePoint& x) {
   const std::pair<std::string_view, double> values[] = {{"gap_s", x.gap_s},
                                                         {"send_overhead_s", x.send_overhead_s},
-                                                        {"recv_overhead_s", x.recv_overhead_s}};
+                                                        {"recv_overhead_s", x.recv_overhead_s},
+                                                        {"posted_gap_s", x.posted_gap_s}};
   for (const auto& [name, v] : values) {
     if (!usable_time(v)) {
       return fmt::format("{} at {} bytes is {} (must be finite and >= 0)", name, x.bytes, v);
@@ -79,6 +80,16 @@ std::optional<std::string> bad_point(const SizePoint& x) {
 }  // namespace
 
 double Params::gap_s(std::uint64_t m) const { return value_at(*this, m, &SizePoint::gap_s); }
+
+double Params::posted_gap_s(std::uint64_t m) const {
+  return posted_gaps ? value_at(*this, m, &SizePoint::posted_gap_s) : gap_s(m);
+}
+
+double Params::posted_latency_s() const {
+  if (!posted_gaps || table.empty()) return latency_s;
+  // The first point's one-way time split the other way; never below 0 if g_p > L + g there.
+  return std::max(0.0, latency_s + table.front().gap_s - table.front().posted_gap_s);
+}
 
 double Params::send_overhead_s(std::uint64_t m) const {
   return value_at(*this, m, &SizePoint::send_overhead_s);

@@ -21,6 +21,10 @@ struct SizePoint {
   double gap_spread = 0.0;
   double send_overhead_spread = 0.0;
   double recv_overhead_spread = 0.0;
+  // g_p(m): the gap with the receiver's receives posted ahead (docs/MODELS.md, "Two gaps").
+  // Meaningful only when Params::posted_gaps is set; spread as above.
+  double posted_gap_s = 0.0;
+  double posted_gap_spread = 0.0;
 };
 
 // Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
@@ -35,8 +39,21 @@ struct Params {
   double latency_spread = 0.0;                     // as SizePoint's spreads; 0: unknown
   std::optional<std::uint64_t> eager_limit_bytes;  // E; absent: no switch known
   std::vector<SizePoint> table;                    // strictly increasing bytes, non-empty
+  // Whether the table's posted_gap_s column was measured (model files from before it have none).
+  bool posted_gaps = false;
 
+  // The stream gap: consecutive messages of one pair, each received only once the previous one
+  // was (a pipeline's segments). Seed 001's g(m), with L.
   [[nodiscard]] double gap_s(std::uint64_t m) const;
+  // The posted gap and its latency: a message whose receive was posted before it was sent (a
+  // tree's fan-out to distinct receivers, Scatter, the All-to-All rounds). Where a transfer
+  // starts only once its receive is posted (SMPI below its eager threshold, any rendezvous) a
+  // message received without one posted waits a latency, so g(m) > g_p(m) there; elsewhere the
+  // two are nearly equal. Both pairs describe the same one-way time: L_p + g_p(first size) =
+  // L + g(first size), the half round trip calibration measured, so L_p is derived, not stored.
+  // Without a posted column both return the stream values: old model files predict as before.
+  [[nodiscard]] double posted_gap_s(std::uint64_t m) const;
+  [[nodiscard]] double posted_latency_s() const;
   [[nodiscard]] double send_overhead_s(std::uint64_t m) const;
   [[nodiscard]] double recv_overhead_s(std::uint64_t m) const;
 

@@ -86,6 +86,8 @@ class TreeBroadcastBuilder {
     return id;
   }
 
+  void unposted(int id) { schedule_.messages[static_cast<std::size_t>(id)].unposted = true; }
+
   void send_to_children(int v, std::uint64_t i) {
     const std::vector<int>& children = tree_[idx(v)].children;
     // The wait for segment i precedes the node's first send of it only.
@@ -109,9 +111,16 @@ class TreeBroadcastBuilder {
         // the child's wait for segment i-2; request i implies that, as this node sends it only
         // after its send of segment i-1 to the child completed.
         ready = emit(child, v, 0, {requests[j], last_sent_[idx(child)]});
+        unposted(requests[j]);
+        unposted(ready);
       }
       const int prior = last_sent_[idx(v)];
-      received_[idx(child)][i % 2] = emit(v, child, length(i), {next_after(), ready, prior});
+      const int sent = emit(v, child, length(i), {next_after(), ready, prior});
+      // A pipeline's later segments follow one another to their receiver, a rendezvous runs in
+      // lock-step: the stream pair. A whole message, or a pipeline's first segment, finds its
+      // receive posted (docs/MODELS.md, "Two gaps").
+      if (i > 0 || options_.rendezvous) unposted(sent);
+      received_[idx(child)][i % 2] = sent;
     }
   }
 
@@ -218,6 +227,7 @@ Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
     for (int v = 0; v + 1 < size; ++v) {
       const int id = emit(v, v + 1, chunks.bytes(chunks.ring_chunk(v, s), 1),
                           deps({previous[at(v)], last[at(v)]}));
+      out.messages[at(id)].unposted = true;  // lock-step: the stream pair, as in the formula
       last[at(v)] = id;
       now[at(v + 1)] = id;
     }

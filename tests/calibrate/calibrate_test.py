@@ -57,6 +57,10 @@ def case_quick(a, work):
         fail(f"g(256 KiB) = {gap[-1]} is not well above g(1) = {gap[1]}")
     if len(pl["gap_spread"]) != len(sizes) or any(s < 0 for s in pl["gap_spread"]):
         fail("gap_spread missing or negative")
+    # The posted gap (docs/MODELS.md, "Two gaps"): one per size, and 256 KiB takes time.
+    posted = pl.get("posted_gap_s", [])
+    if len(posted) != len(sizes) or any(g < 0 for g in posted) or not posted[-1] > 0:
+        fail(f"posted_gap_s missing, of the wrong length or not positive at 256 KiB: {posted}")
     if pv["ranks"] != a.ranks or pv["ranks_per_node"] != a.ranks or pv["duration_s"] <= 0:
         fail(f"provenance {pv}")
     if "collsel-calibrate --quick" not in pv["command"] or not pv["hosts"]:

@@ -134,6 +134,20 @@ TEST(Simulate, OneMessageCostsTheGapAndTheLatency) {
   EXPECT_TRUE(same_seconds(r.solution.end_s[0], kGap));
 }
 
+TEST(Simulate, AStreamedSegmentCostsTheStreamPairAnyOtherMessageThePostedPair) {
+  // two_gap_params(): g_p(1000) = 1.3 us, L_p = 5.5 us; g(1000) = 2 us, L = 5 us.
+  const plogp::Params q = plogp::testing::two_gap_params();
+  const Schedule posted{2, {send(0, 1)}};
+  const SimulationResult a = simulate(posted, one_per_node(2), fair(), q);
+  EXPECT_TRUE(same_seconds(a.completion_s, 1.3e-6 + plogp::testing::kLp));
+  EXPECT_TRUE(same_seconds(a.graph[0].start_s, 1.3e-6 - kTransfer));
+  Schedule unposted{2, {send(0, 1)}};
+  unposted.messages[0].unposted = true;
+  const SimulationResult b = simulate(unposted, one_per_node(2), fair(), q);
+  EXPECT_TRUE(same_seconds(b.completion_s, kOneMessage));
+  EXPECT_TRUE(same_seconds(b.graph[0].tail_s, kL));
+}
+
 TEST(Simulate, ABandwidthAboveTheGapsSlopeLeavesNoFixedPart) {
   // alpha m = 5 us > g(m) = 2 us: the fixed part is clamped to 0 and the transfer is alpha m.
   Params slow = fair();

@@ -28,6 +28,19 @@ inline Params linear_params() {
   return p;
 }
 
+// linear_params() with a posted-gap column (docs/MODELS.md, "Two gaps"): g_p(m) = 0.5 us + m x
+// 0.8 ns, so L_p = L + g(0) - g_p(0) = 5.5 us.
+inline constexpr double kLp = 5.5e-6;
+
+inline double line_gp(std::uint64_t m) { return 5e-7 + static_cast<double>(m) * 8e-10; }
+
+inline Params two_gap_params() {
+  Params p = linear_params();
+  for (SizePoint& point : p.table) point.posted_gap_s = line_gp(point.bytes);
+  p.posted_gaps = true;
+  return p;
+}
+
 // Equal up to rounding (relative 1e-9): any wrong term or wrong size moves a result by far more.
 inline ::testing::AssertionResult same_seconds(double actual, double expected) {
   const double tolerance = 1e-9 * std::fabs(expected) + 1e-18;

@@ -440,8 +440,8 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(join(kValidLines) + "latency_us = 5\n",
                  "collsel: m.toml:20: unknown key 'latency_us' in [plogp]; remove it; valid keys "
                  "in [plogp]: latency_s, eager_limit_bytes, sizes_bytes, gap_s, send_overhead_s, "
-                 "recv_overhead_s, latency_spread, gap_spread, send_overhead_spread, "
-                 "recv_overhead_spread");
+                 "recv_overhead_s, posted_gap_s, latency_spread, gap_spread, "
+                 "send_overhead_spread, recv_overhead_spread, posted_gap_spread");
 }
 
 TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
@@ -461,6 +461,37 @@ TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
   EXPECT_EQ(back.model->plogp.table[1].gap_spread, 0.04);
   EXPECT_EQ(back.model->plogp.table[1].send_overhead_spread, 0.05);
   EXPECT_EQ(back.model->plogp.table[1].recv_overhead_spread, 0.06);
+}
+
+TEST(ModelFileRoundTrip, ThePostedGapColumnSurvivesAndIsOptional) {
+  ModelFile m;
+  m.name = "two gaps";
+  m.plogp.latency_s = 1e-6;
+  m.plogp.table = {{0, 1e-6, 2e-7, 3e-7}, {1024, 2e-6, 3e-7, 4e-7}};
+  const std::string without = write_model(m);
+  EXPECT_EQ(without.find("posted_gap"), std::string::npos) << without;
+  const ModelLoad old = parse_model(without, "old.toml");
+  ASSERT_TRUE(old.model) << ::testing::PrintToString(messages(old));
+  EXPECT_FALSE(old.model->plogp.posted_gaps);
+
+  m.plogp.posted_gaps = true;
+  m.plogp.table[0].posted_gap_s = 4e-7;
+  m.plogp.table[1].posted_gap_s = 1.5e-6;
+  m.plogp.table[1].posted_gap_spread = 0.07;
+  const ModelLoad back = parse_model(write_model(m), "new.toml");
+  ASSERT_TRUE(back.model) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.diagnostics.empty()) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.model->plogp.posted_gaps);
+  EXPECT_EQ(back.model->plogp.table[0].posted_gap_s, 4e-7);
+  EXPECT_EQ(back.model->plogp.table[1].posted_gap_s, 1.5e-6);
+  EXPECT_EQ(back.model->plogp.table[1].posted_gap_spread, 0.07);
+}
+
+TEST(ModelFileErrors, APostedGapColumnOfTheWrongLength) {
+  expect_error(join(kValidLines) + "posted_gap_s = [1e-6]\n",
+               "collsel: m.toml:20: posted_gap_s in [plogp] has 1 values but sizes_bytes has 3; "
+               "give one value per entry of sizes_bytes, or re-run collsel-calibrate to "
+               "regenerate the file");
 }
 
 TEST(ModelFileRoundTrip, IntraNodeTableSurvivesAndIsCheckedLikePlogp) {

@@ -141,6 +141,46 @@ int slow_ceil_log2(std::uint64_t x) {
   return k;
 }
 
+// Two gaps (docs/MODELS.md): the whole-message trees cost the posted pair g_p, L_p (two_gap_params:
+// g_p(1000) = 1.3e-6, g_p(1) = 5.008e-7, L_p = 5.5e-6), the segmented pipelines the stream pair.
+TEST(PlogpBcastTwoGaps, WholeMessageTreesCostThePostedPair) {
+  const Params q = testing::two_gap_params();
+  EXPECT_TRUE(same_seconds(bcast_flat(q, 4, 1000), 9.4e-6));      // 3 x 1.3e-6 + 5.5e-6
+  EXPECT_TRUE(same_seconds(bcast_chain(q, 4, 1000), 20.4e-6));    // 3 x (1.3e-6 + 5.5e-6)
+  EXPECT_TRUE(same_seconds(bcast_binary(q, 7, 1000), 16.2e-6));   // 2 x (2.6e-6 + 5.5e-6)
+  EXPECT_TRUE(same_seconds(bcast_binomial(q, 5, 1000), 19.1e-6));  // 2 x 1.3e-6 + 3 x 5.5e-6
+}
+
+// A pipeline's first segment to each receiver costs the posted pair, its later segments the
+// stream gap: s = 300 is k = 4, g_p(300) = 0.74e-6, g(300) = 1.3e-6, so a sender's segments to
+// one receiver cost 0.74e-6 + 3 x 1.3e-6 = 4.64e-6. One segment is the plain twin.
+TEST(PlogpBcastTwoGaps, APipelinesFirstSegmentIsPostedItsOthersStream) {
+  const Params q = testing::two_gap_params();
+  EXPECT_TRUE(same_seconds(bcast_flat_segmented(q, 4, 1000, 300), 19.42e-6));  // 3 x 4.64 + 5.5
+  // 3 x (0.74e-6 + 5.5e-6) + 3 x 1.3e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 4, 1000, 300), 22.62e-6));
+  // 2 x 4.64e-6 + 3 x 5.5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(q, 5, 1000, 300), 25.78e-6));
+  for (const std::uint64_t s : {0ULL, 1000ULL, 4096ULL}) {
+    EXPECT_EQ(bcast_flat_segmented(q, 4, 1000, s), bcast_flat(q, 4, 1000));
+    EXPECT_EQ(bcast_chain_segmented(q, 4, 1000, s), bcast_chain(q, 4, 1000));
+    EXPECT_EQ(bcast_binomial_segmented(q, 5, 1000, s), bcast_binomial(q, 5, 1000));
+  }
+}
+
+// A rendezvous in lock-step and scatter_allgather's ring steps cost the stream pair;
+// scatter_allgather's scatter, to idle receivers, the posted pair.
+TEST(PlogpBcastTwoGaps, RendezvousAndTheRingCostTheStreamPair) {
+  const Params q = testing::two_gap_params();
+  const Params p = linear_params();
+  EXPECT_EQ(bcast_flat_rendezvous(q, 4, 1000), bcast_flat_rendezvous(p, 4, 1000));
+  EXPECT_EQ(bcast_chain_rendezvous(q, 4, 1000), bcast_chain_rendezvous(p, 4, 1000));
+  EXPECT_EQ(bcast_binomial_rendezvous(q, 5, 1000), bcast_binomial_rendezvous(p, 5, 1000));
+  // P = 4, m = 1000: chunks c = 250. Scatter (posted): rounds of 1 and 2 chunks, g_p(250) +
+  // g_p(500) + 2 L_p = 0.7e-6 + 0.9e-6 + 11e-6; ring (stream): 3 x (g(250) + L) = 3 x 6.25e-6.
+  EXPECT_TRUE(same_seconds(bcast_scatter_allgather(q, 4, 1000), 12.6e-6 + 18.75e-6));
+}
+
 TEST(PlogpHelpers, Log2From1To65) {
   for (std::uint64_t x = 1; x <= 65; ++x) {
     EXPECT_EQ(floor_log2(x), slow_floor_log2(x)) << "x = " << x;

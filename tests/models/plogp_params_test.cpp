@@ -37,6 +37,29 @@ TEST(PlogpParams, EachAccessorReadsItsOwnColumn) {
   EXPECT_TRUE(same_seconds(p.recv_overhead_s(512), 4.024e-7));  // 3e-7 + 1024e-10
 }
 
+TEST(PlogpParams, ThePostedGapReadsItsOwnColumnAndItsLatencyKeepsTheOneWayTime) {
+  const Params p = testing::two_gap_params();
+  EXPECT_TRUE(same_seconds(p.posted_gap_s(512), 9.096e-7));  // 5e-7 + 512 x 8e-10
+  EXPECT_TRUE(same_seconds(p.gap_s(512), 1.512e-6));         // the stream gap is unchanged
+  // L_p + g_p(0) = L + g(0): 5.5 us + 0.5 us = 5 us + 1 us.
+  EXPECT_TRUE(same_seconds(p.posted_latency_s(), testing::kLp));
+  EXPECT_EQ(p.latency_s, testing::kL);
+}
+
+TEST(PlogpParams, WithoutAPostedColumnThePostedPairIsTheStreamPair) {
+  Params p = linear_params();
+  for (SizePoint& point : p.table) point.posted_gap_s = 123.0;  // ignored: not measured
+  EXPECT_EQ(p.posted_gap_s(512), p.gap_s(512));
+  EXPECT_EQ(p.posted_gap_s(1 << 22), p.gap_s(1 << 22));
+  EXPECT_EQ(p.posted_latency_s(), p.latency_s);
+}
+
+TEST(PlogpParams, ThePostedLatencyIsNeverNegative) {
+  Params p = testing::two_gap_params();
+  p.table.front().posted_gap_s = 1.0;  // g_p(0) far above L + g(0)
+  EXPECT_EQ(p.posted_latency_s(), 0.0);
+}
+
 TEST(PlogpParams, InsideBelowAndAboveTheTable) {
   // Points (8, 1), (16, 3), (32, 4).
   const Params p = gap_table({{8, 1.0}, {16, 3.0}, {32, 4.0}});

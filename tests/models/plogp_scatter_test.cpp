@@ -46,6 +46,17 @@ TEST_F(PlogpScatter, Binomial) {
   EXPECT_TRUE(same_seconds(scatter_binomial(p, 9, 1000), 39e-6));
 }
 
+// Every Scatter message finds its receive posted: the posted pair (docs/MODELS.md, "Two gaps");
+// two_gap_params(): g_p(m) = 0.5e-6 + 0.8e-9 m, L_p = 5.5e-6.
+TEST(PlogpScatterTwoGaps, EveryMessageCostsThePostedPair) {
+  const Params q = testing::two_gap_params();
+  EXPECT_TRUE(same_seconds(scatter_flat(q, 4, 100), 7.24e-6));  // 3 x 0.58e-6 + 5.5e-6
+  // g_p(100) + g_p(200) + g_p(300) + 3 L_p = 0.58e-6 + 0.66e-6 + 0.74e-6 + 16.5e-6
+  EXPECT_TRUE(same_seconds(scatter_chain(q, 4, 100), 18.48e-6));
+  // P = 5: 3 rounds of 1, 2, 4 blocks: 0.58e-6 + 0.66e-6 + 0.82e-6 + 16.5e-6
+  EXPECT_TRUE(same_seconds(scatter_binomial(q, 5, 100), 18.56e-6));
+}
+
 TEST_F(PlogpScatter, NothingToSendCostsNothing) {
   using Model = double (*)(const Params&, int, std::uint64_t);
   for (Model f : {scatter_flat, scatter_chain, scatter_binomial}) {

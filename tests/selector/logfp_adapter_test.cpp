@@ -44,6 +44,29 @@ TEST(LogfpAdapter, FlatFanoutsUseLogfpForTheSizesItServes) {
             models::plogp::bcast_flat(f.plogp, 8, 16));
 }
 
+// One segment is the plain twin: at the sizes LogfP serves, bcast.flat_segmented predicts
+// bcast.flat's fan-out (registry order then prefers flat), with the whole message as its segment.
+// With the posted gap a pLogP flat_segmented could otherwise undercut LogfP's flat (simulated
+// gige, P = 100, 1 B: 376 us against 911 us) and be chosen for the same tree.
+TEST(LogfpAdapter, TheSegmentedFlatTreeIsTheFlatFanoutWhereLogfpServes) {
+  const models::ModelFile f = with_logfp();
+  const AlgorithmView* seg = find_algorithm(Collective::bcast, "bcast.flat_segmented");
+  ASSERT_NE(seg, nullptr);
+  const Prediction p = seg->model(f, {Collective::bcast, 8, 16, 0}, Policy{});
+  EXPECT_DOUBLE_EQ(p.seconds, predicted(Collective::bcast, "bcast.flat", f, 8, 16));
+  EXPECT_EQ(p.params.segment_bytes, 16u);
+  // A segment the user fixed below the message is a pipeline: pLogP's formula.
+  Policy fixed;
+  fixed.segment_bytes = 4;
+  const Prediction four = seg->model(f, {Collective::bcast, 8, 16, 0}, fixed);
+  EXPECT_EQ(four.params.segment_bytes, 4u);
+  EXPECT_DOUBLE_EQ(four.seconds, models::plogp::bcast_flat_segmented(f.plogp, 8, 16, 4));
+  // Above LogfP's sizes, pLogP's segment search as before.
+  const Prediction large = seg->model(f, {Collective::bcast, 8, 4096, 0}, Policy{});
+  EXPECT_DOUBLE_EQ(large.seconds, models::plogp::bcast_flat_segmented(
+                                      f.plogp, 8, 4096, large.params.segment_bytes));
+}
+
 TEST(LogfpAdapter, LargerMessagesAndFilesWithoutLogfpKeepPlogp) {
   models::ModelFile f = with_logfp();
   EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.flat", f, 8, 65),

@@ -18,6 +18,7 @@ void scale_plogp(models::plogp::Params& p, const ParameterScales& s) {
   p.latency_s *= s.latency;
   for (models::plogp::SizePoint& pt : p.table) {
     pt.gap_s *= s.gap;
+    pt.posted_gap_s *= s.gap;
     pt.send_overhead_s *= s.overhead;
     pt.recv_overhead_s *= s.overhead;
   }
