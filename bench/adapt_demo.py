@@ -58,20 +58,21 @@ def algorithms(collsel_tool):
 
 
 def wrong_model(model, key, factor, dest):
-    """The model with [plogp] KEY (a number or a list of numbers) multiplied by factor."""
+    """The model with [plogp] KEY (a number or a list of numbers; several keys separated by
+    commas, e.g. gap_s,posted_gap_s for both gaps) multiplied by factor."""
     text = model.read_text()
     start = text.index("\n[plogp]\n") + 1
     end = text.find("\n[", start + 1)  # [plogp] may be the last section
     end = len(text) if end < 0 else end
     section = text[start:end]
-    pattern = re.compile(rf"^{re.escape(key)} = (.*?)(\s*#.*)?$", re.M)
-    m = pattern.search(section)
-    if not m:
-        sys.exit(f"adapt_demo.py: no key {key} in [plogp] of {model}")
-    value = m.group(1)
-    scaled = re.sub(r"[0-9.]+(?:e[-+]?[0-9]+)?",
-                    lambda n: repr(float(n.group(0)) * factor), value)
-    section = section[:m.start(1)] + scaled + section[m.end(1):]
+    for one in key.split(","):
+        pattern = re.compile(rf"^{re.escape(one)} = (.*?)(\s*#.*)?$", re.M)
+        m = pattern.search(section)
+        if not m:
+            sys.exit(f"adapt_demo.py: no key {one} in [plogp] of {model}")
+        scaled = re.sub(r"[0-9.]+(?:e[-+]?[0-9]+)?",
+                        lambda n: repr(float(n.group(0)) * factor), m.group(1))
+        section = section[:m.start(1)] + scaled + section[m.end(1):]
     text = text[:start] + section + text[end:]
     text = re.sub(r'^name = "(.*)"', rf'name = "\1 ({key} x {factor})"', text, count=1, flags=re.M)
     dest.write_text(text)
@@ -197,7 +198,8 @@ def main():
     p.add_argument("--ppn", type=int, default=1)
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--model", required=True, help="the model calibrated on the platform")
-    p.add_argument("--wrong", default="gap_s:3", help="KEY:FACTOR of [plogp] for the wrong model")
+    p.add_argument("--wrong", default="gap_s:3",
+                   help="KEY[,KEY...]:FACTOR of [plogp] for the wrong model")
     p.add_argument("--emucluster", action="store_true",
                    help="run on the emulated cluster (tools/emucluster, already up with at least "
                         "-n hosts; --platform then only names the output files) instead of SMPI")
