@@ -82,7 +82,7 @@ def wrong_model(model, key, factor, dest):
 def run(args, program, model, variant, env_extra, logdir):
     env = dict(os.environ)
     # Every call traced (no traces_per_site limit): settle() reads the algorithm of each call.
-    env.update({"COLLSEL_CONFIG": "/dev/null", "COLLSEL_LOG_DIR": str(logdir),
+    env.update({"COLLSEL_CONFIG": args.config, "COLLSEL_LOG_DIR": str(logdir),
                 "COLLSEL_LOG_TRACES_PER_SITE": "0"})
     env.update(env_extra)
     if args.emucluster:
@@ -206,6 +206,9 @@ def main():
     p.add_argument("--shim", help="the shim (default: the SMPI build's, or build/pmpi/"
                                   "libcollsel.so with --emucluster)")
     p.add_argument("--collsel", default=str(ROOT / "build/tools/cli/collsel"))
+    p.add_argument("--config", default="/dev/null",
+                   help="the collsel config file of every collsel run (default: none, the "
+                        "built-in defaults); the variants' COLLSEL_ADAPT still overrides its mode")
     p.add_argument("--timeout", type=int, default=900)
     p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
     p.add_argument("--keep-logs", metavar="DIR",
