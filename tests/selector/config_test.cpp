@@ -151,7 +151,7 @@ hysteresis = 0.2
 significance = 1.5
 max_trial_calls = 30
 abandon_factor = 4.0
-tie_margin = 0.25
+tie_margin = 0.3
 agree_lag_s = 1.5
 learned = "runs/learned.toml"
 )",
@@ -167,7 +167,7 @@ learned = "runs/learned.toml"
   EXPECT_EQ(a.significance, 1.5);
   EXPECT_EQ(a.max_trial_calls, 30);
   EXPECT_EQ(a.abandon_factor, 4.0);
-  EXPECT_EQ(a.tie_margin, 0.25);
+  EXPECT_EQ(a.tie_margin, 0.3);
   EXPECT_EQ(a.agree_lag_s, 1.5);
   EXPECT_EQ(a.learned_path, "/etc/collsel/runs/learned.toml");
 }
