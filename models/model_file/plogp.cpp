@@ -75,34 +75,27 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
   for (std::size_t i = 0; i < sizes.values.size(); ++i) {
     p.table.push_back({sizes.values[i], gap.values[i], send.values[i], recv.values[i]});
   }
-  // Optional (files written before it have none): the gap with receives posted ahead.
-  if (t.get("posted_gap_s") != nullptr) {
-    const auto posted = read_times(r, s, "posted_gap_s");
-    if (posted.ok && same_lengths(r, s.where, sizes, {{"posted_gap_s", &posted}})) {
-      for (std::size_t i = 0; i < posted.values.size(); ++i) {
-        p.table[i].posted_gap_s = posted.values[i];
-      }
-      p.posted_gaps = true;
-    }
-  }
-  // Optional spreads: when present, one per size like the values they qualify.
   if (const toml::node* n = find(r, s, "latency_spread")) {
     p.latency_spread = number_of(*n);
     if (!usable_time(p.latency_spread)) {
       bad_time(r, line_of(*n), fmt::format("latency_spread {}", s.where), p.latency_spread);
     }
   }
+  // Optional columns, one value per size when present: the posted gap (files written before it
+  // have none) and the spreads of the values they qualify.
   using Field = double plogp::SizePoint::*;
-  const std::pair<std::string_view, Field> spreads[] = {
+  const std::pair<std::string_view, Field> optional_columns[] = {
+      {"posted_gap_s", &plogp::SizePoint::posted_gap_s},
       {"gap_spread", &plogp::SizePoint::gap_spread},
       {"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
       {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread},
       {"posted_gap_spread", &plogp::SizePoint::posted_gap_spread}};
-  for (const auto& [key, field] : spreads) {
+  for (const auto& [key, field] : optional_columns) {
     if (t.get(key) == nullptr) continue;
     const auto values = read_times(r, s, key);
     if (!values.ok || !same_lengths(r, s.where, sizes, {{key, &values}})) continue;
     for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
+    if (field == &plogp::SizePoint::posted_gap_s) p.posted_gaps = true;
   }
 }
 
