@@ -49,9 +49,10 @@ struct Options {
 };
 
 // A communicator whose ranks 0 and 1 are world rank 0 and its peer for the measurement: the
-// first rank on another node (same_node false) or on rank 0's node (same_node true). *peer is -1
-// and the result MPI_COMM_NULL when there is no such rank.
-MPI_Comm measuring_order(MPI_Comm comm, bool same_node, int* peer) {
+// first rank on another node (same_node false) or on rank 0's node (same_node true); rank 2, when
+// there is one (*second_receiver), the next such rank. *peer is -1 and the result MPI_COMM_NULL
+// when there is none.
+MPI_Comm measuring_order(MPI_Comm comm, bool same_node, int* peer, bool* second_receiver) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -65,7 +66,12 @@ MPI_Comm measuring_order(MPI_Comm comm, bool same_node, int* peer) {
   MPI_Allreduce(MPI_IN_PLACE, &candidate, 1, MPI_INT, MPI_MIN, comm);
   *peer = candidate < size ? candidate : -1;
   if (*peer < 0) return MPI_COMM_NULL;
-  const int key = rank == 0 ? 0 : rank == *peer ? 1 : rank + 1;
+  // Rank 2 is the next rank of the same kind, the fan-out share's second receiver: its message
+  // must leave by the same link as the peer's.
+  int second = rank != 0 && rank != *peer && same == same_node ? rank : size;
+  MPI_Allreduce(MPI_IN_PLACE, &second, 1, MPI_INT, MPI_MIN, comm);
+  *second_receiver = second < size;
+  const int key = rank == 0 ? 0 : rank == *peer ? 1 : rank == second ? 2 : rank + 3;
   MPI_Comm ordered = MPI_COMM_NULL;
   MPI_Comm_split(comm, 0, key, &ordered);
   return ordered;
@@ -358,14 +364,17 @@ int main(int argc, char** argv) {
   // Across nodes when the job spans several, else within the node; and, when ranks also share
   // nodes, a second, smaller measurement within rank 0's node.
   int peer = -1, intra_peer = -1;
-  MPI_Comm across = measuring_order(MPI_COMM_WORLD, false, &peer);
-  MPI_Comm within = measuring_order(MPI_COMM_WORLD, true, &intra_peer);
+  bool across_second = false, within_second = false;
+  MPI_Comm across = measuring_order(MPI_COMM_WORLD, false, &peer, &across_second);
+  MPI_Comm within = measuring_order(MPI_COMM_WORLD, true, &intra_peer, &within_second);
   const bool both = across != MPI_COMM_NULL && within != MPI_COMM_NULL;
   collsel::calibrate::MeasureOptions intra_mo = mo;
   if (both) {  // a quarter of the budget for the intra-node table, which is not used to select
     intra_mo.budget_s = mo.budget_s / 4;
     mo.budget_s -= intra_mo.budget_s;
   }
+  mo.fanout_share = across != MPI_COMM_NULL ? across_second : within_second;
+  intra_mo.fanout_share = within_second;
   const auto measured = measure_pair(across != MPI_COMM_NULL ? across : within, mo);
   if (across == MPI_COMM_NULL) peer = intra_peer;
   std::optional<collsel::models::plogp::Params> intra;

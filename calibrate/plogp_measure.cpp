@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <numeric>
 
+#include <fmt/format.h>
 #include <time.h>
 
 namespace collsel::calibrate {
@@ -211,6 +212,49 @@ class Pair {
   double deadline_ = 0.0;
 };
 
+// The fan-out share sigma(m) of docs/MODELS.md, "Shared fan-out", measured among ranks 0, 1
+// and 2 of `trio`: rank 0 sends m bytes to rank 1 and, in half of the samples, then m bytes to
+// rank 2, completing each send before the next as the tree engine does; rank 1 times its
+// receive from the common barrier. The second message delays the first by sigma g_p(m): 0 where
+// the first has left before the second starts, g_p(m) where the two share the link. Rank 1's
+// own clock on both sides cancels the clocks' offset. Single and double samples alternate so a
+// disturbance hits both alike. Returns, on rank 1, the delay per size (median difference).
+std::vector<double> second_receiver_delays(MPI_Comm trio, const std::vector<std::uint64_t>& sizes,
+                                           int samples) {
+  int rank = 0;
+  MPI_Comm_rank(trio, &rank);
+  std::vector<std::byte> buffer(std::max<std::uint64_t>(sizes.empty() ? 1 : sizes.back(), 1));
+  std::vector<double> delays;
+  for (const std::uint64_t m : sizes) {
+    const int count = static_cast<int>(m);
+    std::vector<double> alone, after;
+    for (int k = 0; k < 2 * samples; ++k) {
+      const bool second = k % 2 == 1;
+      MPI_Request request = MPI_REQUEST_NULL;
+      if (rank == 1 || (rank == 2 && second)) {
+        MPI_Irecv(buffer.data(), count, MPI_BYTE, 0, kTag, trio, &request);
+      }
+      MPI_Barrier(trio);
+      if (rank == 0) {
+        for (int to = 1; to <= (second ? 2 : 1); ++to) {
+          MPI_Isend(buffer.data(), count, MPI_BYTE, to, kTag, trio, &request);
+          MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
+        for (int from = 1; from <= (second ? 2 : 1); ++from) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, from, kTag, trio, MPI_STATUS_IGNORE);
+        }
+      } else if (request != MPI_REQUEST_NULL) {
+        const double t0 = MPI_Wtime();
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        (second ? after : alone).push_back(MPI_Wtime() - t0);
+        MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag, trio);
+      }
+    }
+    if (rank == 1) delays.push_back(estimate(after).median - estimate(alone).median);
+  }
+  return delays;
+}
+
 }  // namespace
 
 std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureOptions& o) {
@@ -219,6 +263,12 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
   // Only ranks 0 and 1 take part; the pair communicator keeps the others out of the way.
   MPI_Comm pair = MPI_COMM_NULL;
   MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm trio = MPI_COMM_NULL;  // the fan-out share's three ranks, when rank 2 is meant for it
+  if (o.fanout_share && size >= 3) {
+    MPI_Comm_split(comm, rank < 3 ? 0 : MPI_UNDEFINED, rank, &trio);
+  }
   std::optional<models::plogp::Params> result;
   if (pair != MPI_COMM_NULL) {
     Pair p(pair, rank, o.sizes.empty() ? 1 : o.sizes.back(), o);
@@ -270,6 +320,34 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
                                 : 0.0;
     if (rank == 0) result = std::move(params);
     MPI_Comm_free(&pair);
+  }
+  if (trio != MPI_COMM_NULL) {
+    // Rank 2 sleeps until the pair is done: polling, it would take a core from the pair's
+    // measurement (g came out 0 with 4 ranks on 2 cores: calibrate.quick_4).
+    wait_without_polling(trio);
+    // Few samples: the share only scales a term of the binomial trees, and the largest sizes
+    // cost three transfers each.
+    if (rank == 0 && o.progress) {
+      fmt::print(stderr, "collsel-calibrate: fan-out share, {} sizes to two receivers\n",
+                 o.sizes.size());
+    }
+    const auto delays = second_receiver_delays(trio, o.sizes, std::min(o.min_samples, 5));
+    int trio_rank = 0;
+    MPI_Comm_rank(trio, &trio_rank);
+    if (trio_rank == 1) {
+      MPI_Send(delays.data(), static_cast<int>(delays.size()), MPI_DOUBLE, 0, kTag, trio);
+    } else if (trio_rank == 0) {
+      std::vector<double> received(o.sizes.size());
+      MPI_Recv(received.data(), static_cast<int>(received.size()), MPI_DOUBLE, 1, kTag, trio,
+               MPI_STATUS_IGNORE);
+      for (std::size_t i = 0; i < received.size(); ++i) {
+        auto& point = result->table[i];
+        const double gp = point.posted_gap_s;
+        point.fanout_share = gp > 0.0 ? std::clamp(received[i] / gp, 0.0, 1.0) : 0.0;
+      }
+      result->fanout_shares = true;
+    }
+    MPI_Comm_free(&trio);
   }
   wait_without_polling(comm);
   return result;

@@ -4,6 +4,8 @@
 //   g(m):   n messages sent back to back, then one reply; g(m) = (T_n - RTT(0)) / n
 //   o_s(m): duration of the send call, with the network idle between sends
 //   o_r(m): duration of the receive call for a message that has already arrived
+//   sigma(m): how much a second message to rank 2, sent right after one to rank 1, delays rank
+//             1's, in units of g_p(m) (not Kielmann's; docs/MODELS.md, "Shared fan-out")
 // Every value is the median of repeated measurements, robust against the scheduler's outliers.
 #pragma once
 
@@ -28,6 +30,9 @@ struct MeasureOptions {
   double target_spread = 0.03;  // half-width of the 95 % interval, relative to the median
   double budget_s = 300.0;      // the whole measurement; each size gets a share by its weight
   double min_burst_s = 2e-3;    // a g(m) burst lasts at least this long
+  // Whether rank 2 of the communicator is a second receiver reached by the same link as rank 1,
+  // so the fan-out share sigma(m) can be measured (docs/MODELS.md, "Shared fan-out").
+  bool fanout_share = false;
   // Called on rank 0 after each size: (index, count, seconds so far, estimated seconds left).
   std::function<void(std::size_t, std::size_t, double, double)> progress;
 };
@@ -44,8 +49,8 @@ Estimate estimate(std::vector<double> v);
 // Relative cost weight of measuring size m (for budget shares and the time-left estimate).
 double size_weight(std::uint64_t m);
 
-// Collective over `comm`; ranks 0 and 1 measure, the others wait. Returns the parameters on
-// rank 0 (other ranks get an empty optional).
+// Collective over `comm`; ranks 0 and 1 measure (and rank 2 for sigma), the others wait.
+// Returns the parameters on rank 0 (other ranks get an empty optional).
 std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureOptions& options);
 
 // The MPI library's eager/rendezvous switch, seen as the largest discontinuity of g(m): the

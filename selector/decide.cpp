@@ -158,6 +158,15 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
                                   const models::ModelFile* model, const Policy& policy,
                                   const contention::Placement* placement) {
   const std::optional<Simulation> sim = simulation_for(shape, model, placement);
+  // The simulation queues a rank's sends where the closed forms may share its link among them
+  // (plogp::Params::fanout_share): a simulated segmented algorithm starts its segment search from
+  // the closed form under the simulation's assumption, or the search would start from a segment
+  // chosen for a cost the simulation does not charge.
+  std::optional<models::ModelFile> queued;
+  if (sim && model->plogp.fanout_shares) {
+    queued = *model;
+    queued->plogp.fanout_shares = false;
+  }
   std::vector<CostEntry> table;
   table.reserve(algorithms.size());
   for (const auto& a : algorithms) {
@@ -169,7 +178,8 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
       e.params = p.params;
       if (sim && !std::isnan(e.predicted_s)) {
         if (a.segmented && !policy.segment_bytes) {
-          if (const auto best = best_simulated_segment(a, shape, e.params, policy, *sim)) {
+          const AlgoParams start = queued ? a.model(*queued, shape, policy).params : e.params;
+          if (const auto best = best_simulated_segment(a, shape, start, policy, *sim)) {
             e.predicted_s = best->first;
             e.params.segment_bytes = best->second;
             e.simulated = true;

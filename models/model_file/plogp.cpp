@@ -1,6 +1,7 @@
 // [plogp] and [intra_node]: the pLogP table (seed 001) between two nodes and within one.
 #include "models/model_file/sections.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace collsel::models::model_file {
@@ -14,6 +15,7 @@ constexpr KeySpec kPlogpKeys[] = {
     {"send_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
     {"recv_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
     {"posted_gap_s", Kind::numbers, false, "[5e-7, 5e-7, 2e-6]"},
+    {"fanout_share", Kind::numbers, false, "[0.0, 0.5, 1.0]"},
     {"latency_spread", Kind::number, false, "0.02"},
     {"gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"send_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
@@ -81,11 +83,13 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
       bad_time(r, line_of(*n), fmt::format("latency_spread {}", s.where), p.latency_spread);
     }
   }
-  // Optional columns, one value per size when present: the posted gap (files written before it
-  // have none) and the spreads of the values they qualify.
+  // Optional columns, one value per size when present: the posted gap and the fan-out share
+  // (files written before them have none; the share is checked to be <= 1 with the parameters)
+  // and the spreads of the values they qualify.
   using Field = double plogp::SizePoint::*;
   const std::pair<std::string_view, Field> optional_columns[] = {
       {"posted_gap_s", &plogp::SizePoint::posted_gap_s},
+      {"fanout_share", &plogp::SizePoint::fanout_share},
       {"gap_spread", &plogp::SizePoint::gap_spread},
       {"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
       {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread},
@@ -94,8 +98,21 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
     if (t.get(key) == nullptr) continue;
     const auto values = read_times(r, s, key);
     if (!values.ok || !same_lengths(r, s.where, sizes, {{key, &values}})) continue;
+    if (field == &plogp::SizePoint::fanout_share) {
+      const auto above = std::find_if(values.values.begin(), values.values.end(),
+                                      [](double v) { return v > 1.0; });
+      if (above != values.values.end()) {
+        r.error(values.line,
+                fmt::format("fanout_share {} is {} at {} bytes, but it is a fraction", s.where,
+                            *above, sizes.values[static_cast<std::size_t>(
+                                        above - values.values.begin())]),
+                or_regenerate("give values between 0 and 1"));
+        continue;
+      }
+    }
     for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
     if (field == &plogp::SizePoint::posted_gap_s) p.posted_gaps = true;
+    if (field == &plogp::SizePoint::fanout_share) p.fanout_shares = true;
   }
 }
 
@@ -118,6 +135,10 @@ std::string plogp_body(const plogp::Params& p) {
   if (p.posted_gaps) {
     out += fmt::format("posted_gap_s = {}  # g_p(m), receives posted ahead, seconds\n",
                        column(p, &plogp::SizePoint::posted_gap_s));
+  }
+  if (p.fanout_shares) {
+    out += fmt::format("fanout_share = {}  # sigma(m), a second receiver's share, 0 to 1\n",
+                       column(p, &plogp::SizePoint::fanout_share));
   }
   const bool spreads = p.latency_spread > 0 ||
                        std::any_of(p.table.begin(), p.table.end(), [](const auto& x) {

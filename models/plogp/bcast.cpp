@@ -46,6 +46,22 @@ double segments_to_one(const Params& p, const Segments& seg) {
 // previous child, so every message of a rendezvous variant costs the stream pair.
 double handshake(const Params& p) { return 2.0 * p.gap_s(1) + 3.0 * p.latency_s; }
 
+// Shared fan-out (docs/MODELS.md, "Shared fan-out"): a binomial node with k children completes
+// each send before the next, but where a completed send has not yet left the sender (an eager
+// message copied into a buffer) its k messages share the link, and the first child, root of the
+// largest subtree, waits sigma (k - 1) times a child's message more than seed 001's formula
+// charges. Along the critical path (k = floor(log2 P), ..., 1) that adds sigma k (k - 1) / 2
+// such messages. A pipeline's segments are all in flight together too, so a child's message is
+// all its segments (segments_to_one), at the segment's sigma. A binary node's two children
+// already both cost 2 g(m) per level, and flat and chain have no first child to delay, so only
+// the three binomial trees change; sigma = 0 (no column) is seed 001's formula.
+double shared_fanout(const Params& p, int P, std::uint64_t unit, double per_child_s) {
+  const double sigma = p.fanout_share(unit);
+  if (sigma <= 0.0) return 0.0;
+  const auto k = static_cast<double>(floor_log2(static_cast<std::uint64_t>(P)));
+  return sigma * per_child_s * k * (k - 1.0) / 2.0;
+}
+
 }  // namespace
 
 int floor_log2(std::uint64_t x) { return x <= 1 ? 0 : std::bit_width(x) - 1; }
@@ -101,20 +117,24 @@ double bcast_binary(const Params& p, int P, std::uint64_t m) {
 double bcast_binomial(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
-  return floor_log2(P64) * gp(p, m) + ceil_log2(P64) * Lp(p);
+  return floor_log2(P64) * gp(p, m) + ceil_log2(P64) * Lp(p) + shared_fanout(p, P, m, gp(p, m));
 }
 
 double bcast_binomial_rendezvous(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
-  return floor_log2(P64) * p.gap_s(m) + ceil_log2(P64) * handshake(p);
+  // The handshake staggers the sends by no more than the children's ready messages, which all
+  // arrive about together: the data messages share the link as the plain tree's do.
+  return floor_log2(P64) * p.gap_s(m) + ceil_log2(P64) * handshake(p) +
+         shared_fanout(p, P, m, gp(p, m));
 }
 
 double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
   const Segments seg = split(m, s);
-  return floor_log2(P64) * segments_to_one(p, seg) + ceil_log2(P64) * Lp(p);
+  return floor_log2(P64) * segments_to_one(p, seg) + ceil_log2(P64) * Lp(p) +
+         shared_fanout(p, P, seg.size, segments_to_one(p, seg));
 }
 
 double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {

@@ -91,6 +91,11 @@ double Params::posted_latency_s() const {
   return std::max(0.0, latency_s + table.front().gap_s - table.front().posted_gap_s);
 }
 
+double Params::fanout_share(std::uint64_t m) const {
+  // Interpolated like the times, but a fraction: never extrapolated past 1.
+  return fanout_shares ? std::clamp(value_at(*this, m, &SizePoint::fanout_share), 0.0, 1.0) : 0.0;
+}
+
 double Params::send_overhead_s(std::uint64_t m) const {
   return value_at(*this, m, &SizePoint::send_overhead_s);
 }
@@ -110,6 +115,10 @@ std::optional<std::string> Params::invalid_reason() const {
                          i, table[i].bytes, table[i - 1].bytes);
     }
     if (auto reason = bad_point(table[i])) return reason;
+    if (const double f = table[i].fanout_share; !(f >= 0.0 && f <= 1.0)) {
+      return fmt::format("fanout_share at {} bytes is {} (a fraction: between 0 and 1)",
+                         table[i].bytes, f);
+    }
   }
   return std::nullopt;
 }

@@ -25,6 +25,11 @@ struct SizePoint {
   // Meaningful only when Params::posted_gaps is set; spread as above.
   double posted_gap_s = 0.0;
   double posted_gap_spread = 0.0;
+  // sigma(m), in [0, 1]: how much of a second message, sent right after a first one of the same
+  // size to another receiver, delays the first one, in units of g_p(m) (docs/MODELS.md, "Shared
+  // fan-out"). 0 where the sender's messages leave one after the other, 1 where all the messages
+  // in flight share its link. Meaningful only when Params::fanout_shares is set.
+  double fanout_share = 0.0;
 };
 
 // Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
@@ -41,6 +46,8 @@ struct Params {
   std::vector<SizePoint> table;                    // strictly increasing bytes, non-empty
   // Whether the table's posted_gap_s column was measured (model files from before it have none).
   bool posted_gaps = false;
+  // Whether the table's fanout_share column was measured (it needs three ranks).
+  bool fanout_shares = false;
 
   // The stream gap: consecutive messages of one pair, each received only once the previous one
   // was (a pipeline's segments). Seed 001's g(m), with L.
@@ -54,6 +61,8 @@ struct Params {
   // Without a posted column both return the stream values: old model files predict as before.
   [[nodiscard]] double posted_gap_s(std::uint64_t m) const;
   [[nodiscard]] double posted_latency_s() const;
+  // sigma(m), clamped to [0, 1]; 0 without the column, which keeps seed 001's formulas.
+  [[nodiscard]] double fanout_share(std::uint64_t m) const;
   [[nodiscard]] double send_overhead_s(std::uint64_t m) const;
   [[nodiscard]] double recv_overhead_s(std::uint64_t m) const;
 

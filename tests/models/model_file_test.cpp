@@ -440,7 +440,7 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(join(kValidLines) + "latency_us = 5\n",
                  "collsel: m.toml:20: unknown key 'latency_us' in [plogp]; remove it; valid keys "
                  "in [plogp]: latency_s, eager_limit_bytes, sizes_bytes, gap_s, send_overhead_s, "
-                 "recv_overhead_s, posted_gap_s, latency_spread, gap_spread, "
+                 "recv_overhead_s, posted_gap_s, fanout_share, latency_spread, gap_spread, "
                  "send_overhead_spread, recv_overhead_spread, posted_gap_spread");
 }
 
@@ -463,16 +463,23 @@ TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
   EXPECT_EQ(back.model->plogp.table[1].recv_overhead_spread, 0.06);
 }
 
-TEST(ModelFileRoundTrip, ThePostedGapColumnSurvivesAndIsOptional) {
+// A two-size model without the optional columns; checks that it is written without `column`
+// and read back without the flag the column would set.
+ModelFile without_optional_column(const std::string& column, bool plogp::Params::*flag) {
   ModelFile m;
-  m.name = "two gaps";
+  m.name = "without an optional column";
   m.plogp.latency_s = 1e-6;
   m.plogp.table = {{0, 1e-6, 2e-7, 3e-7}, {1024, 2e-6, 3e-7, 4e-7}};
   const std::string without = write_model(m);
-  EXPECT_EQ(without.find("posted_gap"), std::string::npos) << without;
+  EXPECT_EQ(without.find(column), std::string::npos) << without;
   const ModelLoad old = parse_model(without, "old.toml");
-  ASSERT_TRUE(old.model) << ::testing::PrintToString(messages(old));
-  EXPECT_FALSE(old.model->plogp.posted_gaps);
+  EXPECT_TRUE(old.model) << ::testing::PrintToString(messages(old));
+  if (old.model) EXPECT_FALSE(old.model->plogp.*flag);
+  return m;
+}
+
+TEST(ModelFileRoundTrip, ThePostedGapColumnSurvivesAndIsOptional) {
+  ModelFile m = without_optional_column("posted_gap", &plogp::Params::posted_gaps);
 
   m.plogp.posted_gaps = true;
   m.plogp.table[0].posted_gap_s = 4e-7;
@@ -485,6 +492,26 @@ TEST(ModelFileRoundTrip, ThePostedGapColumnSurvivesAndIsOptional) {
   EXPECT_EQ(back.model->plogp.table[0].posted_gap_s, 4e-7);
   EXPECT_EQ(back.model->plogp.table[1].posted_gap_s, 1.5e-6);
   EXPECT_EQ(back.model->plogp.table[1].posted_gap_spread, 0.07);
+}
+
+TEST(ModelFileRoundTrip, TheFanoutShareColumnSurvivesAndIsOptional) {
+  ModelFile m = without_optional_column("fanout_share", &plogp::Params::fanout_shares);
+
+  m.plogp.fanout_shares = true;
+  m.plogp.table[1].fanout_share = 0.75;
+  const ModelLoad back = parse_model(write_model(m), "new.toml");
+  ASSERT_TRUE(back.model) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.diagnostics.empty()) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.model->plogp.fanout_shares);
+  EXPECT_EQ(back.model->plogp.table[0].fanout_share, 0.0);
+  EXPECT_EQ(back.model->plogp.table[1].fanout_share, 0.75);
+}
+
+TEST(ModelFileErrors, AFanoutShareAboveOne) {
+  expect_error(join(kValidLines) + "fanout_share = [0.0, 0.5, 1.5]\n",
+               "collsel: m.toml:20: fanout_share in [plogp] is 1.5 at 1024 bytes, but it is a "
+               "fraction; give values between 0 and 1, or re-run collsel-calibrate to regenerate "
+               "the file");
 }
 
 TEST(ModelFileErrors, APostedGapColumnOfTheWrongLength) {

@@ -181,6 +181,46 @@ TEST(PlogpBcastTwoGaps, RendezvousAndTheRingCostTheStreamPair) {
   EXPECT_TRUE(same_seconds(bcast_scatter_allgather(q, 4, 1000), 12.6e-6 + 18.75e-6));
 }
 
+// Shared fan-out (docs/MODELS.md): a binomial node's k children all receive when its last does,
+// sigma g_p(m) (k - 1) later for the first, summed over the critical path's k = floor(log2 P) .. 1.
+Params shared(double sigma) {
+  Params q = testing::two_gap_params();
+  for (SizePoint& point : q.table) point.fanout_share = sigma;
+  q.fanout_shares = true;
+  return q;
+}
+
+TEST(PlogpBcastSharedFanout, TheBinomialTreesFirstChildWaitsForItsSiblings) {
+  const Params all = shared(1.0);
+  // P = 8, k = 3: 3 x 1.3e-6 + 3 x 5.5e-6 = 20.4e-6, plus 1.3e-6 x (2 + 1 + 0) = 3.9e-6; that is
+  // every level's children receiving together: (3 + 2 + 1) x 1.3e-6 + 3 x 5.5e-6.
+  EXPECT_TRUE(same_seconds(bcast_binomial(all, 8, 1000), 24.3e-6));
+  EXPECT_TRUE(same_seconds(bcast_binomial(shared(0.5), 8, 1000), 22.35e-6));
+  EXPECT_TRUE(same_seconds(bcast_binomial(shared(0.0), 8, 1000), 20.4e-6));
+  // P = 5 (k = 2): one sibling's message more; for the segmented tree all its segments, which
+  // are in flight together: g_p(300) + 3 g(300) = 4.64e-6, so 25.78e-6 + 4.64e-6.
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(all, 5, 1000, 300), 30.42e-6));
+  EXPECT_EQ(bcast_binomial_segmented(all, 5, 1000, 0), bcast_binomial(all, 5, 1000));
+  // The rendezvous's data messages leave together as well, its children being ready together.
+  const Params q = testing::two_gap_params();
+  EXPECT_TRUE(same_seconds(bcast_binomial_rendezvous(all, 5, 1000),
+                           bcast_binomial_rendezvous(q, 5, 1000) + 1.3e-6));
+}
+
+TEST(PlogpBcastSharedFanout, TreesWithoutAFirstChildToDelayAreUnchanged) {
+  const Params all = shared(1.0);
+  const Params q = testing::two_gap_params();
+  for (const int P : {2, 5, 8, 64}) {
+    EXPECT_EQ(bcast_flat(all, P, 1000), bcast_flat(q, P, 1000));
+    EXPECT_EQ(bcast_chain(all, P, 1000), bcast_chain(q, P, 1000));
+    EXPECT_EQ(bcast_binary(all, P, 1000), bcast_binary(q, P, 1000));
+    EXPECT_EQ(bcast_chain_segmented(all, P, 1000, 300), bcast_chain_segmented(q, P, 1000, 300));
+  }
+  // One child per node at P = 2 and 3: nothing to share.
+  EXPECT_EQ(bcast_binomial(all, 2, 1000), bcast_binomial(q, 2, 1000));
+  EXPECT_EQ(bcast_binomial(all, 3, 1000), bcast_binomial(q, 3, 1000));
+}
+
 TEST(PlogpHelpers, Log2From1To65) {
   for (std::uint64_t x = 1; x <= 65; ++x) {
     EXPECT_EQ(floor_log2(x), slow_floor_log2(x)) << "x = " << x;

@@ -54,6 +54,23 @@ TEST(PlogpParams, WithoutAPostedColumnThePostedPairIsTheStreamPair) {
   EXPECT_EQ(p.posted_latency_s(), p.latency_s);
 }
 
+TEST(PlogpParams, TheFanoutShareIsAFractionAndZeroWithoutItsColumn) {
+  Params p = linear_params();
+  p.table[1].fanout_share = 0.5;
+  EXPECT_EQ(p.fanout_share(p.table[1].bytes), 0.0);  // not measured: seed 001's formulas
+  p.fanout_shares = true;
+  EXPECT_EQ(p.fanout_share(p.table[1].bytes), 0.5);
+  EXPECT_EQ(p.fanout_share(0), 0.0);
+  // Extrapolated above the table like the times, but never past 1.
+  for (SizePoint& point : p.table) point.fanout_share = 0.9;
+  p.table.back().fanout_share = 1.0;
+  EXPECT_EQ(p.fanout_share(std::uint64_t{1} << 40), 1.0);
+  EXPECT_FALSE(p.invalid_reason());
+  p.table.back().fanout_share = 1.5;
+  ASSERT_TRUE(p.invalid_reason());
+  EXPECT_NE(p.invalid_reason()->find("fanout_share"), std::string::npos) << *p.invalid_reason();
+}
+
 TEST(PlogpParams, ThePostedLatencyIsNeverNegative) {
   Params p = testing::two_gap_params();
   p.table.front().posted_gap_s = 1.0;  // g_p(0) far above L + g(0)
