@@ -240,6 +240,8 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
     elif group == "choices":
         shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
         selection += ["--no-fixed", "--no-native"]
+        if ppn > 1:  # the closed forms' choice beside the placement-aware one, as in "collsel"
+            selection += ["--also-closed-form"]
     else:
         shim = ["--native"]
         selection += ["--no-native", "--no-collsel", "--natives", group]
@@ -335,7 +337,8 @@ def explain_choice(args, platform, P, ppn, coll, size):
 
 
 def stale_points(args):
-    """{(platform, P, ppn, coll): [sizes]} whose "auto" choice differs from the current build's."""
+    """{(platform, P, ppn, coll): [sizes]} whose "auto" or "auto:closed-form" choice differs from
+    the current build's."""
     stale = {}
     checked = 0
     # The latest measured choice per point: a rechoose's row replaces the first run's. An
@@ -348,23 +351,30 @@ def stale_points(args):
             continue
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
-                if r["variant"] != "auto":
+                # "auto:closed-form" (ranks sharing nodes): what the closed forms alone choose,
+                # which explain gives without a placement.
+                if r["variant"] not in ("auto", "auto:closed-form"):
                     continue
                 platform, ppn = r["label"].split(",ppn=")
-                latest[(platform, int(r["P"]), int(ppn), r["coll"], int(r["bytes"]))] = r
-    for (platform, P, ppn, coll, size), r in sorted(latest.items()):
+                latest[(platform, int(r["P"]), int(ppn), r["coll"], int(r["bytes"]),
+                        r["variant"])] = r
+    for (platform, P, ppn, coll, size, variant), r in sorted(latest.items()):
         if (platform not in args.platforms or P not in args.ranks or ppn not in args.ppn
                 or coll not in args.colls):
             continue
+        if variant != "auto" and ppn == 1:
+            continue  # without shared nodes the closed forms are the choice itself
+        if size in stale.get((platform, P, ppn, coll), []):
+            continue  # its other row moved: the job measures both again
         was = (r["algorithm"], int(r["segment_bytes"] or 0), int(r["window"] or 0))
-        now = explain_choice(args, platform, P, ppn, coll, size)
+        now = explain_choice(args, platform, P, ppn if variant == "auto" else 1, coll, size)
         checked += 1
         # The segment and window only matter for the algorithms that take them. --changed names
         # algorithms whose code changed: their measured choices are stale whatever the model says.
         if now[0] != was[0] or (now[1] != was[1] and "segmented" in now[0]) or \
                 (now[2] != was[2] and now[0] == "alltoall.windowed") or \
                 now[0] in args.changed:
-            log(f"{platform} P={P} ppn={ppn} {coll} {size} B: {was} -> {now}")
+            log(f"{platform} P={P} ppn={ppn} {coll} {size} B ({variant}): {was} -> {now}")
             stale.setdefault((platform, P, ppn, coll), []).append(size)
     log(f"{checked} points checked, {sum(len(v) for v in stale.values())} choices changed")
     return stale
