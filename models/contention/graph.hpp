@@ -35,6 +35,10 @@ struct Communication {
   int src = 0;  // node index
   int dst = 0;  // node index; == src: an intra-node copy, outside the graph (no self-loops)
   double bytes = 0.0;
+  // The link time of each byte, in units of alpha: above 1 where the message's size moves at
+  // less than the network's bandwidth (SimGrid's bandwidth factors, per-packet costs), so that
+  // messages sharing a link stretch each other by their real occupancy. 1 in seed 003.
+  double wire_scale = 1.0;
   double start_s = 0.0;     // earliest start
   std::vector<int> after;   // indices of communications that must complete before this starts
   // Indices of communications this one follows without their tail: the same sender's earlier

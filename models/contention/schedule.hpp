@@ -64,12 +64,12 @@ struct SimulationResult {
 // The time of `schedule` with ranks placed by `placement`. Alone, a message of m bytes costs
 // g(m) + L, as in seed 001's formulas (the posted pair g_p, L_p unless Message::unposted):
 // after its dependencies complete (plus L each, except the sender's own earlier sends), a fixed
-// part max(0, g(m) - alpha m) that contention does not stretch, then alpha m on the network as a
-// communication of the contention graph (penalty rule and alpha from `contention`), stretched by
-// its penalties. A rank's messages without dependencies are posted one after the other, each a
-// fixed part after the previous one's post; their transfers overlap.
-// Messages within one node pay the same fixed part, then intra_alpha m, never penalised: cheaper
-// than a message between nodes.
+// part g(m) - W(m) that contention does not stretch, then W(m) = max(alpha m, g(m) - o_s(m)) on
+// the network as a communication of the contention graph (penalty rule and alpha from
+// `contention`), stretched by its penalties. A rank's messages without dependencies are posted
+// one after the other, each a fixed part after the previous one's post; their transfers overlap.
+// Messages within one node pay max(0, g(m) - intra_alpha m), then intra_alpha m, never
+// penalised: cheaper than a message between nodes.
 // `intra`, when given (the model file's [intra_node] table), times the messages within a node:
 // their fixed part max(0, g_intra(m) - intra_alpha m) and their L come from it instead of from
 // `plogp`, which was measured between nodes.

@@ -211,7 +211,7 @@ class Walk {
     } else if (c.bytes == 0.0) {
       complete(i, now);
     } else {
-      remaining_[i] = c.bytes;
+      remaining_[i] = c.bytes * c.wire_scale;
       // Keep input order so the rule sees the edges in a stable order.
       active_.insert(std::upper_bound(active_.begin(), active_.end(), i), i);
     }

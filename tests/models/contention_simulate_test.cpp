@@ -27,7 +27,14 @@ constexpr double kAlpha = 1e-9;      // 1 GB/s between nodes
 constexpr double kIntra = 1e-10;     // 10 GB/s within a node
 constexpr std::uint64_t kBytes = 1000;
 
-// linear_params(): g(m) = 1 us + m ns, L = 5 us (the overheads o_s, o_r play no part).
+// software(): linear_params() (g(m) = 1 us + m ns, L = 5 us) with o_s(m) = g(m) - alpha m = 1 us,
+// so that a message's fixed part, min(g(m) - alpha m, o_s(m)), is seed 003's g(m) - alpha m and
+// its transfer alpha m; o_r plays no part.
+plogp::Params software(plogp::Params p = plogp::testing::linear_params()) {
+  for (plogp::SizePoint& point : p.table) point.send_overhead_s = 1e-6;
+  return p;
+}
+
 constexpr double kGap = 1e-6 + kBytes * 1e-9;    // g(1000) = 2 us
 constexpr double kTransfer = kBytes * kAlpha;   // 1 us on the network, alone
 constexpr double kFixed = kGap - kTransfer;     // 1 us before it, never stretched
@@ -122,7 +129,7 @@ TEST(Placement, FromProcessorNamesInOrderOfFirstAppearance) {
 
 TEST(Simulate, OneMessageCostsTheGapAndTheLatency) {
   const Schedule s{2, {send(0, 1)}};
-  const SimulationResult r = simulate(s, one_per_node(2), fair(), linear_params());
+  const SimulationResult r = simulate(s, one_per_node(2), fair(), software());
   EXPECT_TRUE(same_seconds(r.completion_s, kGap + kL));
   ASSERT_EQ(r.graph.size(), 1u);
   EXPECT_EQ(r.graph[0].src, 0);
@@ -136,7 +143,7 @@ TEST(Simulate, OneMessageCostsTheGapAndTheLatency) {
 
 TEST(Simulate, AStreamedSegmentCostsTheStreamPairAnyOtherMessageThePostedPair) {
   // two_gap_params(): g_p(1000) = 1.3 us, L_p = 5.5 us; g(1000) = 2 us, L = 5 us.
-  const plogp::Params q = plogp::testing::two_gap_params();
+  const plogp::Params q = software(plogp::testing::two_gap_params());
   const Schedule posted{2, {send(0, 1)}};
   const SimulationResult a = simulate(posted, one_per_node(2), fair(), q);
   EXPECT_TRUE(same_seconds(a.completion_s, 1.3e-6 + plogp::testing::kLp));
@@ -153,7 +160,7 @@ TEST(Simulate, ABandwidthAboveTheGapsSlopeLeavesNoFixedPart) {
   Params slow = fair();
   slow.alpha_s_per_byte = 5e-9;
   const SimulationResult r = simulate(Schedule{2, {send(0, 1)}}, one_per_node(2), slow,
-                                      linear_params());
+                                      software());
   EXPECT_EQ(r.solution.start_s[0], 0.0);
   EXPECT_TRUE(same_seconds(r.completion_s, kBytes * 5e-9 + kL));
 }
@@ -163,7 +170,7 @@ TEST(Simulate, TwoSendsFromOneNodeStretchOnlyTheTransferUnderTheFairRule) {
   // transfer takes twice as long; the fixed part and L are not stretched: 1 + 2 x 1 + 5 = 8 us.
   const Schedule s{4, {send(0, 2), send(1, 3)}};
   const Placement p{{0, 0, 1, 2}};
-  const SimulationResult r = simulate(s, p, fair(), linear_params());
+  const SimulationResult r = simulate(s, p, fair(), software());
   EXPECT_TRUE(same_seconds(r.completion_s, kFixed + 2 * kTransfer + kL));
   ASSERT_EQ(r.solution.steps.size(), 1u);
   EXPECT_DOUBLE_EQ(r.solution.steps[0].rows[0].penalty, 2.0);
@@ -178,7 +185,7 @@ TEST(Simulate, ARanksSendsWithoutDependenciesArePostedOneAfterTheOther) {
   constexpr std::uint64_t big = 4 * kBytes;
   const double fixed = (1e-6 + big * 1e-9) - big * kAlpha;
   const Schedule s{3, {{0, 1, big, {}}, {0, 2, big, {}}}};
-  const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
+  const SimulationResult r = simulate(s, one_per_node(3), fair(), software());
   EXPECT_TRUE(same_seconds(r.solution.start_s[0], fixed));
   EXPECT_TRUE(same_seconds(r.solution.start_s[1], 2 * fixed));
   EXPECT_TRUE(same_seconds(r.solution.end_s[0], 8e-6));
@@ -187,6 +194,27 @@ TEST(Simulate, ARanksSendsWithoutDependenciesArePostedOneAfterTheOther) {
   EXPECT_DOUBLE_EQ(r.solution.steps[0].rows[0].penalty, 1.0);
   EXPECT_DOUBLE_EQ(r.solution.steps[1].rows[0].penalty, 2.0);
   EXPECT_DOUBLE_EQ(r.solution.steps[1].rows[1].penalty, 2.0);
+}
+
+TEST(Simulate, WhatTheGapHasBeyondTheSendersCostOccupiesTheLink) {
+  // linear_params() itself: o_s(1000) = 0.3 us, so a message's fixed part is 0.3 us and the link
+  // carries the other 1.7 us of g(1000) = 2 us (wire_scale 1.7), not alpha m = 1 us: a size that
+  // moves slower than the network's bandwidth. Four sends from rank 0 are posted at 0.3, 0.6,
+  // 0.9 and 1.2 us; the link is busy from 0.3 us with 4 x 1.7 us of work (the fair rule shares
+  // it without loss), so the last transfer ends at 7.1 us and is seen at 12.1 us: a burst costs
+  // the g(m) per message that pLogP measured for a burst. Alone, a message still costs g + L.
+  const Schedule burst{5, {send(0, 1), send(0, 2), send(0, 3), send(0, 4)}};
+  const SimulationResult r = simulate(burst, one_per_node(5), fair(), linear_params());
+  EXPECT_TRUE(same_seconds(r.solution.start_s[3], 4 * 0.3e-6));
+  EXPECT_TRUE(same_seconds(r.completion_s, 7.1e-6 + kL));
+  EXPECT_DOUBLE_EQ(r.graph[0].wire_scale, 1.7);
+  const SimulationResult alone =
+      simulate(Schedule{2, {send(0, 1)}}, one_per_node(2), fair(), linear_params());
+  EXPECT_TRUE(same_seconds(alone.completion_s, kOneMessage));
+  // With o_s = g - alpha m the same burst overlaps its fixed parts with the transfers: 1 us
+  // apart, 1 us each, the last seen at 5 + 5 us.
+  EXPECT_TRUE(
+      same_seconds(simulate(burst, one_per_node(5), fair(), software()).completion_s, 10e-6));
 }
 
 TEST(Simulate, AFlatScatterOfSmallBlocksCostsSeed001sFlatTree) {
@@ -199,14 +227,14 @@ TEST(Simulate, AFlatScatterOfSmallBlocksCostsSeed001sFlatTree) {
   const double fixed = 1e-6;  // g(16) - 16 alpha, alpha = the gap's slope here
   Schedule s{ranks, {}};
   for (int r = 1; r < ranks; ++r) s.messages.push_back({0, r, bytes, {}});
-  const SimulationResult r = simulate(s, one_per_node(ranks), fair(), linear_params());
+  const SimulationResult r = simulate(s, one_per_node(ranks), fair(), software());
   EXPECT_TRUE(same_seconds(r.completion_s, (ranks - 1) * fixed + bytes * kAlpha + kL));
   const double closed_form = (ranks - 1) * (fixed + bytes * 1e-9) + kL;
   EXPECT_NEAR(r.completion_s, closed_form, 0.02 * closed_form);
   for (const StepRow& row : r.solution.steps.front().rows) EXPECT_EQ(row.penalty, 1.0);
   // Another rank's posts do not wait for rank 0's.
   s.messages.push_back({1, 2, bytes, {}});
-  const SimulationResult two = simulate(s, one_per_node(ranks), fair(), linear_params());
+  const SimulationResult two = simulate(s, one_per_node(ranks), fair(), software());
   EXPECT_TRUE(same_seconds(two.solution.start_s.back(), fixed));
 }
 
@@ -215,7 +243,7 @@ TEST(Simulate, ASendersNextSendFollowsItsPreviousOneWithoutTheLatency) {
   // the first's transfer ends (2 us), not when node 1 sees it (7 us): 2 g + L = 9 us, as seed
   // 001's flat tree charges.
   const Schedule s{3, {send(0, 1), send(0, 2, {0})}};
-  const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
+  const SimulationResult r = simulate(s, one_per_node(3), fair(), software());
   EXPECT_TRUE(same_seconds(r.solution.start_s[1], kGap + kFixed));
   EXPECT_TRUE(same_seconds(r.completion_s, 2 * kGap + kL));
   EXPECT_TRUE(r.graph[1].after.empty());
@@ -226,7 +254,7 @@ TEST(Simulate, ADependencyChainAddsUpGapPlusLatencyPerHop) {
   // 0 -> 1, then 1 forwards to 2 once it has received: the first is seen at g + L = 7 us, the
   // second starts after its fixed part (8 us) and is seen at 2 (g + L) = 14 us.
   const Schedule s{3, {send(0, 1), send(1, 2, {0})}};
-  const SimulationResult r = simulate(s, one_per_node(3), fair(), linear_params());
+  const SimulationResult r = simulate(s, one_per_node(3), fair(), software());
   EXPECT_TRUE(same_seconds(r.completion_s, 2 * kOneMessage));
   EXPECT_TRUE(same_seconds(r.solution.start_s[1], kOneMessage + kFixed));
   EXPECT_TRUE(same_seconds(r.graph[1].after_delay_s, kFixed));
@@ -238,7 +266,7 @@ TEST(Simulate, IntraNodeMessagesPayTheFixedPartThenTheCopyRateWithoutContention)
   // network transfer (1 us), then L: cheaper than the same message between nodes.
   const Schedule s{2, {send(0, 1), send(1, 0)}};
   const Placement shared = make_placement(PlacementKind::filled, 2, 2);
-  const SimulationResult r = simulate(s, shared, fair(), linear_params());
+  const SimulationResult r = simulate(s, shared, fair(), software());
   EXPECT_EQ(r.graph[0].src, r.graph[0].dst);
   EXPECT_TRUE(same_seconds(r.completion_s, kFixed + kBytes * kIntra + kL));
   EXPECT_LT(r.completion_s, kOneMessage);
@@ -249,12 +277,12 @@ TEST(Simulate, IntraNodeMessagesPayTheFixedPartThenTheCopyRateWithoutContention)
   EXPECT_TRUE(r.solution.steps.empty());  // no inter-node communication, no contention step
 
   // Without a measured copy rate, the documented default applies.
-  const SimulationResult d = simulate(s, shared, fair(0.0), linear_params());
+  const SimulationResult d = simulate(s, shared, fair(0.0), software());
   EXPECT_TRUE(same_seconds(d.completion_s,
                            kFixed + kBytes * alltoall::kDefaultCopySecondsPerByte + kL));
 
   // A copy slower than the network (10 us for the 1000 bytes) costs the fixed part, itself and L.
-  const SimulationResult slow = simulate(s, shared, fair(1e-8), linear_params());
+  const SimulationResult slow = simulate(s, shared, fair(1e-8), software());
   EXPECT_TRUE(same_seconds(slow.completion_s, kFixed + kBytes * 1e-8 + kL));
 }
 
@@ -268,7 +296,7 @@ TEST(Simulate, AnIntraNodeTableTimesTheMessagesWithinANode) {
   intra.table = {{0, 0.2e-6, 0.1e-6, 0.1e-6}, {1 << 20, 0.2e-6 + (1 << 20) * 1e-10, 0.1e-6, 0.1e-6}};
   const Schedule s{3, {send(0, 1), send(1, 2, {0})}};
   const Placement p{{0, 0, 1}};
-  const SimulationResult r = simulate(s, p, fair(), linear_params(), &intra);
+  const SimulationResult r = simulate(s, p, fair(), software(), &intra);
   EXPECT_TRUE(same_seconds(r.solution.start_s[0], 0.2e-6));
   EXPECT_TRUE(same_seconds(r.graph[0].tail_s, 0.5e-6));
   const double seen = 0.2e-6 + kBytes * kIntra + 0.5e-6;
@@ -277,18 +305,18 @@ TEST(Simulate, AnIntraNodeTableTimesTheMessagesWithinANode) {
   EXPECT_TRUE(same_seconds(r.completion_s, seen + kOneMessage));
   // Without the table the intra-node message takes the network's g and L (before this test's
   // commit, always): slower here.
-  const SimulationResult without = simulate(s, p, fair(), linear_params());
+  const SimulationResult without = simulate(s, p, fair(), software());
   EXPECT_TRUE(same_seconds(without.completion_s, kFixed + kBytes * kIntra + kL + kOneMessage));
   // An empty table is no table.
   const plogp::Params empty;
-  EXPECT_EQ(simulate(s, p, fair(), linear_params(), &empty).completion_s, without.completion_s);
+  EXPECT_EQ(simulate(s, p, fair(), software(), &empty).completion_s, without.completion_s);
 }
 
 TEST(Simulate, ThePlacementDecidesWhatContends) {
   // 0 -> 2 and 1 -> 3 at once.
   const Schedule s{4, {send(0, 2), send(1, 3)}};
   const auto run = [&](PlacementKind kind) {
-    return simulate(s, make_placement(kind, 4, 2), fair(), linear_params());
+    return simulate(s, make_placement(kind, 4, 2), fair(), software());
   };
   // One per node: two independent links.
   EXPECT_TRUE(same_seconds(run(PlacementKind::one_per_node).completion_s, kOneMessage));
@@ -304,16 +332,16 @@ TEST(Simulate, ThePlacementDecidesWhatContends) {
 }
 
 TEST(Simulate, AnEmptyScheduleTakesNoTime) {
-  const SimulationResult r = simulate(Schedule{1, {}}, one_per_node(1), fair(), linear_params());
+  const SimulationResult r = simulate(Schedule{1, {}}, one_per_node(1), fair(), software());
   EXPECT_EQ(r.completion_s, 0.0);
   EXPECT_TRUE(r.graph.empty());
 }
 
 TEST(Simulate, RejectsPlacementsAndRanksThatDoNotFit) {
   const Schedule s{3, {send(0, 2)}};
-  EXPECT_THROW(simulate(s, one_per_node(2), fair(), linear_params()), std::invalid_argument);
+  EXPECT_THROW(simulate(s, one_per_node(2), fair(), software()), std::invalid_argument);
   const Schedule outside{2, {send(0, 2)}};
-  EXPECT_THROW(simulate(outside, one_per_node(3), fair(), linear_params()),
+  EXPECT_THROW(simulate(outside, one_per_node(3), fair(), software()),
                std::invalid_argument);
 }
 

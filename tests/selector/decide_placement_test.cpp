@@ -80,12 +80,13 @@ const AlgorithmView kGuarded[] = {
     {"bcast.cyclic", "a schedule the solver rejects", closed_2, always, false, cyclic},
 };
 
-// pLogP g(m) = fixed + m alpha (exact: sampled from the line), L = latency; the fair rule.
+// pLogP g(m) = fixed + m alpha (exact: sampled from the line), o_s(m) = fixed (the simulator's
+// fixed part is min(g(m) - alpha m, o_s(m))), L = latency; the fair rule.
 models::ModelFile model(std::optional<mc::Use> use, double fixed = kFixed,
                         double latency = kLatency) {
   models::ModelFile f;
   f.plogp.latency_s = latency;
-  f.plogp.table = {{0, fixed, 0.0, 0.0}, {1 << 20, fixed + (1 << 20) * kAlpha, 0.0, 0.0}};
+  f.plogp.table = {{0, fixed, fixed, 0.0}, {1 << 20, fixed + (1 << 20) * kAlpha, fixed, 0.0}};
   if (use) {
     mc::Params c;
     c.rule = mc::RuleKind::fair;
