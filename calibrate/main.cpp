@@ -20,6 +20,7 @@
 #include "calibrate/alltoall_measure.hpp"
 #include "calibrate/contention_measure.hpp"
 #include "calibrate/logfp_measure.hpp"
+#include "calibrate/mpi_resources.hpp"
 #include "calibrate/node_layout.hpp"
 #include "calibrate/plogp_measure.hpp"
 #include "calibrate/validate.hpp"
@@ -265,12 +266,13 @@ int validate(const Options& o, int rank) {
 int main(int argc, char** argv) {
   CLI::App app{
       "collsel-calibrate: measure this cluster's pLogP parameters (L, g(m), g_p(m), o_s(m),\n"
-      "o_r(m); g_p is the gap with receives posted ahead) between ranks 0 and 1 and write the\n"
-      "model file collsel reads.\n"
+      "o_r(m); g_p is the gap with receives posted ahead; with 3 ranks or more the fan-out\n"
+      "share sigma(m)) between ranks 0 and 1 and write the model file collsel reads.\n"
       "Example: mpiexec -n 2 collsel-calibrate -o cluster.toml\n"
       "It measures rank 0 against the first rank on another node (rank 1 when all share a node),\n"
-      "then the All-to-All contention signature with all ranks (seed 000: direct exchange and\n"
-      "every message at once over block sizes up to 1 MiB), the contention graphs between nodes\n"
+      "then the All-to-All contention signature (seed 000: direct exchange and every message at\n"
+      "once over block sizes up to 1 MiB; with all ranks, or one per node on 4 nodes or more\n"
+      "when nodes hold several), the contention graphs between nodes\n"
       "(seeds 002, 003; needs 2 or more ranks on a node, e.g. mpiexec -ppn 2) and the LogfP\n"
       "1:P-P:1 benchmark (seed 004).\n"
       "Validate a model with: mpiexec -n P collsel-calibrate --validate cluster.toml"};
@@ -385,8 +387,24 @@ int main(int argc, char** argv) {
   }
   if (across != MPI_COMM_NULL) MPI_Comm_free(&across);
   if (within != MPI_COMM_NULL) MPI_Comm_free(&within);
+  // The contention graphs, LogfP and the All-to-All place their ranks by node.
+  const collsel::calibrate::NodeLayout layout = collsel::calibrate::node_layout(MPI_COMM_WORLD);
   std::optional<collsel::calibrate::ContentionFit> contention;
+  int a2a_ranks = size;
   if (o.alltoall) {
+    // One rank per node when the job spans 4 nodes or more with several ranks on some: the
+    // closed forms that read the signature serve calls with one rank per node (with several,
+    // the schedule simulation decides), and ranks sharing a node's link measure its contention
+    // instead (simulated gige, 2 per node: all_at_once predicted 1.6-1.8x slow at 1 per node).
+    const bool per_node = !layout.fake && layout.nodes() >= 4 && layout.max_ranks_per_node() > 1;
+    bool first_of_node = true;
+    if (per_node) {
+      const int node = layout.node_of_rank[static_cast<std::size_t>(rank)];
+      first_of_node = layout.ranks_of_node[static_cast<std::size_t>(node)].front() == rank;
+      a2a_ranks = layout.nodes();
+    }
+    collsel::calibrate::OwnedComm measuring;
+    MPI_Comm_split(MPI_COMM_WORLD, first_of_node ? 0 : MPI_UNDEFINED, rank, measuring.out());
     collsel::calibrate::AlltoallMeasureOptions ao;
     const std::uint64_t top = std::min<std::uint64_t>(o.max_bytes, o.quick ? 256u << 10 : 1u << 20);
     for (std::uint64_t m = 64; m <= top; m *= 4) ao.sizes.push_back(m);
@@ -394,17 +412,21 @@ int main(int argc, char** argv) {
     ao.max_samples = o.quick ? 5 : 9;
     ao.progress = [&](std::size_t i, std::size_t n, double elapsed) {
       fmt::print(stderr, "collsel-calibrate: All-to-All at {} ranks: {}/{} sizes (last {} B), "
-                 "{:.1f} s\n", size, i + 1, n, ao.sizes[i], elapsed);
+                 "{:.1f} s\n", a2a_ranks, i + 1, n, ao.sizes[i], elapsed);
     };
     if (rank == 0) {
-      fmt::print(stderr, "collsel-calibrate: All-to-All contention signature with all {} ranks\n",
-                 size);
+      fmt::print(stderr, "collsel-calibrate: All-to-All contention signature with {}\n",
+                 per_node ? fmt::format("one rank per node ({} ranks)", a2a_ranks)
+                          : fmt::format("all {} ranks", size));
     }
-    const auto measured_a2a = collsel::calibrate::measure_alltoall(MPI_COMM_WORLD, ao);
-    if (rank == 0) contention = collsel::calibrate::fit_contention(measured_a2a, *measured, size);
+    if (measuring.get() != MPI_COMM_NULL) {
+      const auto measured_a2a = collsel::calibrate::measure_alltoall(measuring.get(), ao);
+      if (rank == 0) {
+        contention = collsel::calibrate::fit_contention(measured_a2a, *measured, a2a_ranks);
+      }
+    }
+    collsel::calibrate::wait_without_polling(MPI_COMM_WORLD);
   }
-  // The contention graphs and LogfP place their ranks by node.
-  const collsel::calibrate::NodeLayout layout = collsel::calibrate::node_layout(MPI_COMM_WORLD);
   if (rank == 0 && layout.fake && (o.contention || o.logfp)) {
     fmt::print(stderr, "collsel-calibrate: {}: {} pseudo-nodes of consecutive ranks (a test knob: "
                "[contention] and [logfp] then measure this machine, not a network)\n",
@@ -521,6 +543,9 @@ int main(int argc, char** argv) {
     } else if (o.logfp) {
       fmt::print(stderr, "collsel-calibrate: no [logfp] section: {}\n", logfp_problem);
       more_notes += fmt::format("; no [logfp]: {}", logfp_problem);
+    }
+    if (contention && a2a_ranks != size) {
+      more_notes += fmt::format("; [alltoall] from one rank per node ({} ranks)", a2a_ranks);
     }
     if (layout.fake) {
       more_notes += fmt::format("; {}={} (test knob)", collsel::calibrate::kFakeNodesVariable,
