@@ -161,12 +161,17 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
   // The simulation queues a rank's sends where the closed forms may share its link among them
   // (plogp::Params::fanout_share): a simulated segmented algorithm starts its segment search from
   // the closed form under the simulation's assumption, or the search would start from a segment
-  // chosen for a cost the simulation does not charge.
+  // chosen for a cost the simulation does not charge. The model without the share is copied
+  // only when a segmented algorithm needs it.
   std::optional<models::ModelFile> queued;
-  if (sim && model->plogp.fanout_shares) {
-    queued = *model;
-    queued->plogp.fanout_shares = false;
-  }
+  const auto search_start = [&](const AlgorithmView& a, const AlgoParams& closed) {
+    if (!model->plogp.fanout_shares) return closed;
+    if (!queued) {
+      queued = *model;
+      queued->plogp.fanout_shares = false;
+    }
+    return a.model(*queued, shape, policy).params;
+  };
   std::vector<CostEntry> table;
   table.reserve(algorithms.size());
   for (const auto& a : algorithms) {
@@ -178,8 +183,8 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
       e.params = p.params;
       if (sim && !std::isnan(e.predicted_s)) {
         if (a.segmented && !policy.segment_bytes) {
-          const AlgoParams start = queued ? a.model(*queued, shape, policy).params : e.params;
-          if (const auto best = best_simulated_segment(a, shape, start, policy, *sim)) {
+          if (const auto best =
+                  best_simulated_segment(a, shape, search_start(a, e.params), policy, *sim)) {
             e.predicted_s = best->first;
             e.params.segment_bytes = best->second;
             e.simulated = true;

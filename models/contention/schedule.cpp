@@ -156,8 +156,8 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // the link part is shared under contention (stretched by the penalty); the rest of g(m), the
     // per-message software cost, is not. Charging o_s and o_r on top of the
     // transfer would count a large message three times, since o_s(m) ~ o_r(m) ~ g(m) there.
-    // The fixed part is the same within a node (the software cost of a message); only the
-    // transfer differs: intra_alpha m there, outside the graph, instead of alpha m rho.
+    // Within a node the transfer is intra_alpha m, outside the graph, and the fixed part what
+    // g(m) has beyond it.
     // Within a node, with an [intra_node] table, the node's own pLogP: on gige its L is 3.5 us
     // where the network's is 28 us.
     // Message::unposted ones cost the stream pair (g, L), every other message the posted pair

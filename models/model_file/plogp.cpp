@@ -84,8 +84,8 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
     }
   }
   // Optional columns, one value per size when present: the posted gap and the fan-out share
-  // (files written before them have none; the share is checked to be <= 1 with the parameters)
-  // and the spreads of the values they qualify.
+  // (files written before them have none; a share above 1 is reported here, with its line) and
+  // the spreads of the values they qualify.
   using Field = double plogp::SizePoint::*;
   const std::pair<std::string_view, Field> optional_columns[] = {
       {"posted_gap_s", &plogp::SizePoint::posted_gap_s},
