@@ -139,9 +139,23 @@ TEST(LogfpFit, TwoOverheadsGiveThePapersTwoPointRule) {
   EXPECT_NEAR(fitted.o_min_s, 0.18e-6, 1e-15);
 }
 
-TEST(LogfpFit, NothingBeyondFTakesGapFromTheLargestP) {
-  // Samples up to P = f only: RTT(P)/P falls to the end, so f = 8 and g = RTT(8) / 8.
+TEST(LogfpFit, NothingBeyondFTakesTheGapFromTheLastMessagesMeasured) {
+  // Samples up to P = f only: RTT(P)/P falls to the end, so f = 8, and no message paid g. Up to f,
+  // RTT(P) = 2L + P o_min + o_max + o(1), so the slope over P = 4..8 is o_min: a further message
+  // costs what the last ones did, and beyond f the (P - 1) o(P) term of the round trip rules.
   const Params fitted = fit(benchmark(paper(), 8), 64);
+  EXPECT_EQ(fitted.f, 8);
+  EXPECT_NEAR(fitted.gap_s, 0.18e-6, 1e-15);
+  EXPECT_NEAR(fitted.rtt_s(32), 2 * 5e-6 + 32 * fitted.overhead_s(32) + fitted.overhead_s(1),
+              1e-15);
+}
+
+TEST(LogfpFit, NothingBeyondFAndOneSampleInTheUpperHalfTakesThePapersAsymptote) {
+  // P = 1 and P = 8 only: no slope to read above P = 4, so g = RTT(8) / 8 (the paper's
+  // RTT(inf) / P at the largest P measured).
+  const Params truth = paper();
+  const Params fitted = fit({{1, truth.overhead_s(1), truth.rtt_s(1)},
+                             {8, truth.overhead_s(8), truth.rtt_s(8)}}, 64);
   EXPECT_EQ(fitted.f, 8);
   EXPECT_NEAR(fitted.gap_s, 14.82e-6 / 8, 1e-15);
 }
