@@ -48,10 +48,16 @@ class Pair {
   // Until this time (rank 0's clock), a value may take more samples than the minimum.
   void set_deadline(double t) { deadline_ = t; }
 
-  // Ping-pong; meaningful on rank 0.
+  // Ping-pong; meaningful on rank 0. Each timed exchange follows an untimed one, so rank 1 is
+  // already in its receive when rank 0's clock starts: after sample()'s MPI_Bcast rank 0 starts
+  // at once while rank 1 enters its receive only once the Bcast has reached it, and where a
+  // transfer starts only once its receive is posted (SMPI below smpi/async-small-thresh) the
+  // round trip then carried that wait, one latency: 163.6 us on simulated gige for 113 us, which
+  // made L + g(0) 82 us where a lone message takes 56 us (docs/MODELS.md, "Two gaps").
   Estimate round_trip(std::uint64_t m) {
     exchange(m, 0);  // warm-up
     return sample([&] {
+      exchange(m, 0);
       const double t0 = MPI_Wtime();
       exchange(m, 0);
       return MPI_Wtime() - t0;
