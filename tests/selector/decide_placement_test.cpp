@@ -446,6 +446,53 @@ TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCand
   EXPECT_GT(moved, 0);
 }
 
+// The simulation does not share a sender's link among its eager sends (the fan-out share sigma of
+// docs/MODELS.md, "Shared fan-out"; it queues them), so a simulated segment search starts from
+// the closed form without sigma: with sigma measured, the simulated segmented entries are
+// those of the same model without the column, although sigma moves the closed form's segment.
+TEST(DecidePlacement, TheSimulatedSegmentSearchStartsFromTheClosedFormWithoutTheFanoutShare) {
+  models::ModelLoad load =
+      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
+  ASSERT_TRUE(load.model.has_value());
+  models::ModelFile without = *load.model;
+  mc::Params c;
+  c.rule = mc::RuleKind::gige;
+  c.use = mc::Use::always;
+  c.alpha_s_per_byte = 8e-9;
+  without.contention = c;
+  models::ModelFile with = without;
+  with.plogp.fanout_shares = true;
+  // Large messages shared, small ones not, so that the closed form with sigma prefers segments
+  // below 64 KiB (a share equal at every size would only scale the cost of every segment size
+  // alike, and the closed form's segment would not move).
+  for (auto& point : with.plogp.table) point.fanout_share = point.bytes >= 65536 ? 1.0 : 0.0;
+  const AlgorithmView* binomial = find_algorithm(Collective::bcast, "bcast.binomial_segmented");
+  ASSERT_NE(binomial, nullptr);
+  int moved = 0;
+  for (const int ranks : {16, 64}) {
+    const mc::Placement p = mc::make_placement(mc::PlacementKind::filled, ranks, 2);
+    for (std::uint64_t bytes = 64 << 10; bytes <= 4 * kMiB; bytes *= 4) {
+      const CallShape s{Collective::bcast, ranks, bytes, 0};
+      // Where sigma moves the closed form's segment, a search started from it would try other
+      // candidates.
+      moved += binomial->model(with, s, Policy{}).params.segment_bytes !=
+               binomial->model(without, s, Policy{}).params.segment_bytes;
+      const Decision a = decide(s, {nullptr, &with}, Policy{}, &p);
+      const Decision b = decide(s, {nullptr, &without}, Policy{}, &p);
+      ASSERT_EQ(a.table.size(), b.table.size());
+      for (std::size_t i = 0; i < a.table.size(); ++i) {
+        const AlgorithmView* view = find_algorithm(Collective::bcast, a.table[i].name);
+        ASSERT_NE(view, nullptr);
+        if (!view->segmented || !a.table[i].simulated) continue;
+        EXPECT_EQ(a.table[i].params.segment_bytes, b.table[i].params.segment_bytes)
+            << view->name << " P = " << ranks << ", " << bytes << " B";
+        EXPECT_EQ(a.table[i].predicted_s, b.table[i].predicted_s) << view->name;
+      }
+    }
+  }
+  EXPECT_GT(moved, 0);  // the premise: otherwise this test could not fail
+}
+
 TEST(DecidePlacement, TheRegistrySimulatesEveryScheduledBroadcast) {
   models::ModelLoad load =
       models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
