@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "models/line_fit.hpp"
+
 namespace collsel::models::alltoall {
 namespace {
 
@@ -46,21 +48,14 @@ Hockney hockney_from_plogp(const plogp::Params& p) {
   if (p.table.empty()) return h;
   h.alpha_s = p.latency_s + p.table.front().gap_s;
   const std::uint64_t largest = p.table.back().bytes;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int k = 0;
+  LineFit large;
   for (std::size_t i = 0; i < p.table.size(); ++i) {
     const auto& pt = p.table[i];
     const bool last_two = i + 2 >= p.table.size();
     if (pt.bytes * 64 < largest && !last_two) continue;
-    const double x = static_cast<double>(pt.bytes);
-    sx += x;
-    sy += pt.gap_s;
-    sxx += x * x;
-    sxy += x * pt.gap_s;
-    ++k;
+    large.add(static_cast<double>(pt.bytes), pt.gap_s);
   }
-  const double den = k * sxx - sx * sx;
-  if (k >= 2 && den > 0) h.beta_s_per_byte = std::max(0.0, (k * sxy - sx * sy) / den);
+  if (const auto slope = large.slope()) h.beta_s_per_byte = std::max(0.0, *slope);
   if (h.beta_s_per_byte == 0.0 && largest > 0) {
     h.beta_s_per_byte = p.table.back().gap_s / static_cast<double>(largest);
   }

@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "models/line_fit.hpp"
 
 namespace collsel::models::logfp {
 namespace {
@@ -139,21 +142,14 @@ Params fit(const std::vector<Sample>& samples, std::uint64_t bytes) {
   // round trip, latency included: 10 us a message where SMPI's gige sends cost o = 3 us, so the
   // flat Bcast of 1 B at P = 64 was predicted 546 us and took 250 (docs/MODELS.md, "LogfP").
   const int largest = at.rbegin()->first;
-  double n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
+  LineFit upper_half;
   for (const auto& [p, pt] : at) {
-    if (2 * p < largest) continue;
-    const double x = static_cast<double>(p);
-    n += 1.0;
-    sx += x;
-    sy += pt.rtt_s;
-    sxx += x * x;
-    sxy += x * pt.rtt_s;
+    if (2 * p >= largest) upper_half.add(static_cast<double>(p), pt.rtt_s);
   }
-  const double spread = n * sxx - sx * sx;
-  out.gap_s = n >= 2.0 && spread > 0.0
-                  ? std::max(0.0, (n * sxy - sx * sy) / spread)
-                  // One sample in the upper half: the paper's asymptote is all there is.
-                  : at.rbegin()->second.rtt_s / static_cast<double>(largest);
+  // One sample in the upper half: the paper's asymptote is all there is.
+  const std::optional<double> slope = upper_half.slope();
+  out.gap_s = slope ? std::max(0.0, *slope)
+                    : at.rbegin()->second.rtt_s / static_cast<double>(largest);
   return out;
 }
 
