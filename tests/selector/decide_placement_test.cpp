@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -395,18 +396,29 @@ TEST(DecidePlacement, AUserFixedSegmentIsSimulatedAloneOrLeftToTheClosedForm) {
   EXPECT_EQ(tiny.table[0].params.segment_bytes, 8u);
 }
 
+// The embedded default model with a [contention] section that always simulates: the registry's
+// own algorithms on a model and network like a measured one. None if the embedded model does not
+// parse.
+std::optional<models::ModelFile> embedded_model_simulating(mc::RuleKind rule, double alpha) {
+  models::ModelLoad load =
+      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
+  if (!load.model) return std::nullopt;
+  mc::Params c;
+  c.rule = rule;
+  c.use = mc::Use::always;
+  c.alpha_s_per_byte = alpha;
+  load.model->contention = c;
+  return load.model;
+}
+
 // The registry's segmented broadcasts on a model and network like a measured one: the segment
 // chosen under simulation is the fastest of the candidates, each simulated here directly.
 TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCandidate) {
-  models::ModelLoad load =
-      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
-  ASSERT_TRUE(load.model.has_value());
-  models::ModelFile m = *load.model;
-  mc::Params c;
-  c.rule = mc::RuleKind::gige;
-  c.use = mc::Use::always;
-  c.alpha_s_per_byte = 8e-9;
-  m.contention = c;
+  const std::optional<models::ModelFile> loaded =
+      embedded_model_simulating(mc::RuleKind::gige, 8e-9);
+  ASSERT_TRUE(loaded.has_value());
+  const models::ModelFile& m = *loaded;
+  const mc::Params& c = *m.contention;
   const mc::Placement p = mc::make_placement(mc::PlacementKind::filled, 8, 2);
   int moved = 0;
   for (const std::uint64_t bytes : {kMiB, std::uint64_t{100000}}) {
@@ -451,15 +463,10 @@ TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCand
 // the closed form without sigma: with sigma measured, the simulated segmented entries are
 // those of the same model without the column, although sigma moves the closed form's segment.
 TEST(DecidePlacement, TheSimulatedSegmentSearchStartsFromTheClosedFormWithoutTheFanoutShare) {
-  models::ModelLoad load =
-      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
-  ASSERT_TRUE(load.model.has_value());
-  models::ModelFile without = *load.model;
-  mc::Params c;
-  c.rule = mc::RuleKind::gige;
-  c.use = mc::Use::always;
-  c.alpha_s_per_byte = 8e-9;
-  without.contention = c;
+  const std::optional<models::ModelFile> loaded =
+      embedded_model_simulating(mc::RuleKind::gige, 8e-9);
+  ASSERT_TRUE(loaded.has_value());
+  const models::ModelFile& without = *loaded;
   models::ModelFile with = without;
   with.plogp.fanout_shares = true;
   // Large messages shared, small ones not, so that the closed form with sigma prefers segments
@@ -494,15 +501,10 @@ TEST(DecidePlacement, TheSimulatedSegmentSearchStartsFromTheClosedFormWithoutThe
 }
 
 TEST(DecidePlacement, TheRegistrySimulatesEveryScheduledBroadcast) {
-  models::ModelLoad load =
-      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
-  ASSERT_TRUE(load.model.has_value());
-  models::ModelFile m = *load.model;
-  mc::Params c;
-  c.rule = mc::RuleKind::fair;
-  c.use = mc::Use::always;
-  c.alpha_s_per_byte = 1e-9;
-  m.contention = c;
+  const std::optional<models::ModelFile> loaded =
+      embedded_model_simulating(mc::RuleKind::fair, 1e-9);
+  ASSERT_TRUE(loaded.has_value());
+  models::ModelFile m = *loaded;
   const CallShape s{Collective::bcast, 64, 1 << 20, 0};
   const mc::Placement p = mc::make_placement(mc::PlacementKind::filled, 64, 8);
 
