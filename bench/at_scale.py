@@ -325,14 +325,20 @@ def run(args):
     run_jobs(args, jobs)
 
 
-def explain_choice(args, platform, P, ppn, coll, size):
-    """(algorithm, segment_bytes, window) that `collsel explain` gives for one point now."""
-    cli = os.path.join(build_dir(args), "tools", "cli", "collsel")
+def explain(cli, out, platform, P, ppn, coll, size):
+    """`collsel explain --format json` (cli) for one point with OUT/models/PLATFORM.toml, at ppn
+    ranks per node (filled placement, as the shim finds it under simcluster)."""
     command = [cli, "explain", "--coll", coll, "-P", str(P), "-m", str(size), "--format", "json",
-               "--model", os.path.join(args.out, "models", f"{platform}.toml")]
+               "--model", os.path.join(out, "models", f"{platform}.toml")]
     if ppn > 1:
         command += ["--ranks-per-node", str(ppn)]
-    d = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def explain_choice(args, platform, P, ppn, coll, size):
+    """(algorithm, segment_bytes, window) that `collsel explain` gives for one point now."""
+    d = explain(os.path.join(build_dir(args), "tools", "cli", "collsel"), args.out, platform, P,
+                ppn, coll, size)
     return d["winner"], int(d["segment_bytes"]), int(d["window"])
 
 

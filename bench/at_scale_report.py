@@ -271,16 +271,13 @@ def predict_now(points, out, cli):
     with OUT/models/PLATFORM.toml, at the row's ranks per node (filled placement, as the shim
     finds it under simcluster): the model error of today's models on the stored times."""
     import concurrent.futures
-    import json
+
+    from at_scale import explain as explain_point  # the same command as rechoose's
 
     def explain(key):
         platform, ppn, coll, P, b = key
-        command = [cli, "explain", "--coll", coll, "-P", str(P), "-m", str(b), "--format",
-                   "json", "--model", os.path.join(out, "models", f"{platform}.toml")]
-        if ppn > 1:
-            command += ["--ranks-per-node", str(ppn)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        return key, {e["name"]: e["predicted_s"] for e in json.loads(done.stdout)["table"]
+        table = explain_point(cli, out, platform, P, ppn, coll, b)["table"]
+        return key, {e["name"]: e["predicted_s"] for e in table
                      if e["applicable"] and e["predicted_s"] is not None}
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
