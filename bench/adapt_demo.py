@@ -29,6 +29,12 @@ clock, one run per variant, so only calls far above the scheduler's 4-16 ms tick
   tools/emucluster/emucluster up 8 --profile fast-ethernet
   python3 bench/adapt_demo.py --emucluster --platform emucluster-fast-ethernet -n 8 --calls 64 \\
       --model docs/benchmarks/calibration/fast-ethernet-default.toml --wrong gap_s:0.3333
+
+There one run per variant is within the test bed's noise (the same algorithm's runs differ by up
+to 9 %), so --repeat R runs only the variants the goals compare (the model alone, explore and
+learned with both models, and the best fixed algorithms named by --best) R times, interleaved,
+and reports each ratio taken within a round: medians with min and max
+(PLATFORM-PN-repeatR.csv and .md).
 """
 import argparse
 import csv
@@ -191,6 +197,76 @@ def one_model(args, program, model, label, names, work, shared):
     return rows, learned_text
 
 
+def repeated(args, program, models, out):
+    """--repeat R: the variants that decide the goals (the model alone, explore, learned, and the
+    best fixed algorithms named by --best), R rounds, interleaved so that a slow spell of the
+    test bed falls on every variant alike. Per round, explore's and learned's ratios to the best
+    fixed are taken within the round; the summary gives their medians with min and max."""
+    best_env = {"COLLSEL_ADAPT": "off"}
+    for name in args.best.split(","):
+        best_env[ENV_FORCE[name.split(".")[0]]] = name
+    raw = []
+    work = pathlib.Path(tempfile.mkdtemp(prefix="adapt-repeat-"))
+    for r in range(args.repeat):
+        log = lambda s: print(f"adapt_demo round {r + 1}/{args.repeat}: {s}", flush=True)
+        for label, model in models:
+            tag = f"r{r}-{label.replace(' ', '')}"
+            log(f"{label} model")
+            t = run(args, program, model, "model", {"COLLSEL_ADAPT": "off"}, work / f"{tag}-m")
+            raw += [(r, label, "model", s, t[s], "", "") for s, _, _ in SHAPES]
+            log(f"{label} explore")
+            t = run(args, program, model, "explore", {"COLLSEL_ADAPT": "explore"},
+                    work / f"{tag}-x")
+            seqs, explore_run = settle(work / f"{tag}-x")
+            for s, _, _ in SHAPES:
+                seq = seqs.get(s, [])
+                raw.append((r, label, "explore", s, t[s], seq[-1][0] if seq else "?",
+                            sum(1 for _, rung in seq if rung == "explore")))
+            log(f"{label} learned")
+            t = run(args, program, model, "learned",
+                    {"COLLSEL_ADAPT": "explore",
+                     "COLLSEL_LEARNED": str(explore_run / "learned.toml")},
+                    work / f"{tag}-l")
+            raw += [(r, label, "learned", s, t[s], "", "") for s, _, _ in SHAPES]
+        log("best fixed " + args.best)
+        t = run(args, program, models[0][1], "best", best_env, work / f"r{r}-best")
+        raw += [(r, "", "best", s, t[s], "", "") for s, _, _ in SHAPES]
+    shutil.rmtree(work, ignore_errors=True)
+    stem = out / f"{args.platform}-P{args.n}-repeat{args.repeat}"
+    with open(stem.with_suffix(".csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["round", "model", "variant", "shape", "total_s", "explore_final",
+                    "explore_trial_calls"])
+        w.writerows(raw)
+    best = {(r, s): t for r, _, v, s, t, _, _ in raw if v == "best"}
+    med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else \
+        (sorted(xs)[len(xs) // 2 - 1] + sorted(xs)[len(xs) // 2]) / 2
+    spread = lambda xs: f"{med(xs):+.1f} % [{min(xs):+.1f}, {max(xs):+.1f}]"
+    lines = [f"Medians over {args.repeat} interleaved rounds [min, max]; ratios to the best fixed "
+             f"({args.best}) of the same round.", "",
+             "| model | shape | best fixed | model alone vs best | explore vs best | "
+             "learned vs best | explore vs model alone | explore trials |",
+             "|---|---|---|---|---|---|---|---|"]
+    for label, _ in models:
+        for s, _, _ in SHAPES:
+            by = lambda v: {r: t for r, l, vv, ss, t, _, _ in raw
+                            if l == label and vv == v and ss == s}
+            m, x, ln = by("model"), by("explore"), by("learned")
+            rel = lambda d, ref: [100 * (d[r] / ref[r] - 1) for r in sorted(d)]
+            bref = {r: best[(r, s)] for r in x}
+            trials = [n for r, l, v, ss, _, _, n in raw
+                      if l == label and v == "explore" and ss == s]
+            finals = sorted({a for r, l, v, ss, _, a, _ in raw
+                             if l == label and v == "explore" and ss == s})
+            lines.append(f"| {label} | {s} | {med(list(bref.values())):.3f} s | "
+                         f"{spread(rel(m, bref))} | {spread(rel(x, bref))} | "
+                         f"{spread(rel(ln, bref))} | "
+                         f"{spread(rel(x, m))} | {'/'.join(map(str, trials))} "
+                         f"({', '.join(finals)}) |")
+    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--platform", default="gige")
@@ -213,6 +289,13 @@ def main():
     p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
     p.add_argument("--keep-logs", metavar="DIR",
                    help="copy each model's explore run's logs (collsel report reads them) to DIR")
+    p.add_argument("--repeat", type=int, metavar="R",
+                   help="instead of one run of every variant: R interleaved rounds of the model "
+                        "alone, explore and learned (both models) and the --best algorithms "
+                        "forced, with medians and spread (for the emulated cluster's noise)")
+    p.add_argument("--best", default="bcast.chain_segmented,scatter.flat,alltoall.all_at_once",
+                   help="with --repeat: the best fixed algorithm of each collective, as a "
+                        "full run found it (default: the emulated fast-ethernet runs')")
     args = p.parse_args()
     if args.shim is None:
         args.shim = str(ROOT / ("build/pmpi/libcollsel.so" if args.emucluster
@@ -227,9 +310,13 @@ def main():
                         str(ROOT / "bench/adapt_demo.c")], check=True, cwd=tmp)
         key, factor = args.wrong.split(":")
         wrong = wrong_model(pathlib.Path(args.model), key, float(factor), out / f"{args.platform}-wrong.toml")
+        models = (("calibrated", pathlib.Path(args.model)), (f"{key} x {factor}", wrong))
+        if args.repeat:
+            repeated(args, program, models, out)
+            return
         rows = []
         shared = {}  # the runs the model plays no part in: natives and forced algorithms
-        for label, model in (("calibrated", pathlib.Path(args.model)), (f"{key} x {factor}", wrong)):
+        for label, model in models:
             r, learned = one_model(args, program, model, label, names,
                                    tmp / label.replace(" ", ""), shared)
             rows += r
