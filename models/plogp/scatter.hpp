@@ -12,7 +12,9 @@ namespace collsel::models::plogp {
 double scatter_flat(const Params& p, int P, std::uint64_t m);
 // sum_{j=1}^{P-1} g(j m) + (P-1) L
 double scatter_chain(const Params& p, int P, std::uint64_t m);
-// sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L
+// The binomial tree's critical path: sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L when P
+// is a power of two and nothing shares the fan-out (seed 001 Table 2); otherwise the real tree's
+// longest path with the shared fan-out (docs/MODELS.md, "Scatter").
 double scatter_binomial(const Params& p, int P, std::uint64_t m);
 
 }  // namespace collsel::models::plogp
