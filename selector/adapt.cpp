@@ -115,8 +115,12 @@ int ShapeMonitor::agree_lag() const {
   // The first checkpoint's agreement is where the model's choice is first judged and exploring
   // starts: applied at once, so that a wrong model costs 8 calls, not 8 plus the lag (on the
   // simulated gige cluster a 55-call lag there doubled what a 4x wrong Bcast cost over 200 calls).
+  // A learned choice was measured, not predicted, so nothing is urgent there: its first agreement
+  // waits like the later ones (on the emulated cluster the immediate one cost a learned run of
+  // Bcast 64 KiB about 85 ms of 1.43 s: the root gave up its lead over the slowest rank).
   // The later ones rarely change anything and wait for nobody.
-  const bool first_checkpoint = phase_ == Phase::monitoring && next_checkpoint_ <= 1;
+  const bool first_checkpoint =
+      phase_ == Phase::monitoring && next_checkpoint_ <= 1 && !from_learned_;
   if (phase_ == Phase::exploring || first_checkpoint || !(settings_.agree_lag_s > 0.0) ||
       !(reference_s_ > 0.0)) {
     return 0;

@@ -353,6 +353,27 @@ TEST(ShapeMonitor, TheFirstCheckpointAndTheTrialsAgreeAtOnceTheLaterCheckpointsL
   EXPECT_DOUBLE_EQ(m.outcome().measured_s[0], 3.0);
 }
 
+TEST(ShapeMonitor, ALearnedChoicesFirstCheckpointWaitsLikeTheLaterOnes) {
+  // Reference 1 s, lag 2.5 s: 3 calls. Started from the model's choice the 8th call's agreement
+  // is applied at once; started from a learned choice (runner-up 1, learned at 1.0 s) it is
+  // deferred like the 64th's, and a departure found there still starts exploring.
+  AdaptSettings s = explore_settings();
+  s.agree_lag_s = 2.5;
+  ShapeMonitor model(s, {1.0, 1.2});
+  DeferringDriver a{model, std::vector<double>{1.0, 1.0}};
+  a.calls(8);
+  EXPECT_EQ(a.lags, std::vector<int>{0});
+  ShapeMonitor learned(s, {1.0, 1.2}, std::pair<int, double>{1, 1.0});
+  DeferringDriver b{learned, std::vector<double>{1.0, 3.0}};
+  b.calls(11);
+  EXPECT_EQ(b.lags, std::vector<int>{3});
+  EXPECT_EQ(b.applied_after, std::vector<std::uint64_t>{11});
+  EXPECT_EQ(std::vector<int>(b.ran.begin(), b.ran.begin() + 11), std::vector<int>(11, 1));
+  b.calls(1);  // the learned choice measured 3x its learned time: runner-up 0 is tried
+  EXPECT_EQ(b.ran.back(), 0);
+  EXPECT_TRUE(learned.outcome().explored);
+}
+
 TEST(ShapeMonitor, TheLagIsBounded) {
   AdaptSettings s = explore_settings();
   s.mode = AdaptMode::monitor;
