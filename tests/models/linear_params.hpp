@@ -41,6 +41,15 @@ inline Params two_gap_params() {
   return p;
 }
 
+// two_gap_params() with a fan-out share column (docs/MODELS.md, "Shared fan-out") of sigma at
+// every size.
+inline Params shared_fanout_params(double sigma) {
+  Params p = two_gap_params();
+  for (SizePoint& point : p.table) point.fanout_share = sigma;
+  p.fanout_shares = true;
+  return p;
+}
+
 // Equal up to rounding (relative 1e-9): any wrong term or wrong size moves a result by far more.
 inline ::testing::AssertionResult same_seconds(double actual, double expected) {
   const double tolerance = 1e-9 * std::fabs(expected) + 1e-18;

@@ -183,12 +183,7 @@ TEST(PlogpBcastTwoGaps, RendezvousAndTheRingCostTheStreamPair) {
 
 // Shared fan-out (docs/MODELS.md): a binomial node's k children all receive when its last does,
 // sigma g_p(m) (k - 1) later for the first, summed over the critical path's k = floor(log2 P) .. 1.
-Params shared(double sigma) {
-  Params q = testing::two_gap_params();
-  for (SizePoint& point : q.table) point.fanout_share = sigma;
-  q.fanout_shares = true;
-  return q;
-}
+Params shared(double sigma) { return testing::shared_fanout_params(sigma); }
 
 TEST(PlogpBcastSharedFanout, TheBinomialTreesFirstChildWaitsForItsSiblings) {
   const Params all = shared(1.0);

@@ -59,6 +59,47 @@ TEST_F(PlogpScatter, BinomialAtOtherPWalksTheRealTree) {
 
 // Every Scatter message goes to a receive already posted: the posted pair (docs/MODELS.md, "Two
 // gaps"); two_gap_params(): g_p(m) = 0.5e-6 + 0.8e-9 m, L_p = 5.5e-6.
+TEST(PlogpScatterTwoGaps, EveryMessageCostsThePostedPair) {
+  const Params q = testing::two_gap_params();
+  EXPECT_TRUE(same_seconds(scatter_flat(q, 4, 100), 7.24e-6));  // 3 x 0.58e-6 + 5.5e-6
+  // g_p(100) + g_p(200) + g_p(300) + 3 L_p = 0.58e-6 + 0.66e-6 + 0.74e-6 + 16.5e-6
+  EXPECT_TRUE(same_seconds(scatter_chain(q, 4, 100), 18.48e-6));
+  // P = 5: 1 block to vrank 4, 2 to vrank 2, which forwards one: 0.58e-6 + 0.66e-6 + 5.5e-6
+  // + 0.58e-6 + 5.5e-6
+  EXPECT_TRUE(same_seconds(scatter_binomial(q, 5, 100), 12.82e-6));
+}
+
+// Shared fan-out (docs/MODELS.md): the eager messages a node sends one after the other share its
+// link, so the first child also waits for its later siblings' messages, each g_p(j) x the smaller
+// of the two messages' sigma.
+Params shared(double sigma) { return testing::shared_fanout_params(sigma); }
+
+TEST(PlogpScatterSharedFanout, TheFirstChildWaitsForItsLaterSiblings) {
+  // P = 4, m = 100: 2 blocks to vrank 2, then 1 to vrank 1; vrank 2's message also waits for
+  // vrank 1's (0.58e-6): 0.66e-6 + 5.5e-6 + 0.58e-6, then vrank 2 forwards one block in 6.08e-6.
+  EXPECT_TRUE(same_seconds(scatter_binomial(shared(1.0), 4, 100), 12.82e-6));
+  EXPECT_TRUE(same_seconds(scatter_binomial(shared(0.5), 4, 100), 12.53e-6));
+  EXPECT_TRUE(same_seconds(scatter_binomial(shared(0.0), 4, 100), 12.24e-6));  // Table 2
+  // P = 8: vrank 4's 4 blocks wait for 2 and 1 (0.66e-6 + 0.58e-6), and vrank 4 is delayed alike
+  // by its own later child: 0.82e-6 + 5.5e-6 + 1.24e-6 + 12.82e-6.
+  EXPECT_TRUE(same_seconds(scatter_binomial(shared(1.0), 8, 100), 20.38e-6));
+}
+
+TEST(PlogpScatterSharedFanout, AFirstMessageThatLeavesBeforeTheNextSharesNothing) {
+  // sigma 1 up to 100 bytes and 0 from 200 (a send completing only once delivered, as past an
+  // eager limit): P = 4, m = 100: vrank 2's 200 bytes leave before vrank 1's are sent.
+  Params q = shared(0.0);
+  q.table.clear();
+  for (std::uint64_t m : {0ULL, 1ULL, 100ULL, 200ULL, 1048576ULL}) {
+    const double x = static_cast<double>(m);
+    SizePoint point{m, testing::line_g(m), 2e-7 + x * 1e-10, 3e-7 + x * 2e-10};
+    point.posted_gap_s = testing::line_gp(m);
+    point.fanout_share = m <= 100 ? 1.0 : 0.0;
+    q.table.push_back(point);
+  }
+  EXPECT_TRUE(same_seconds(scatter_binomial(q, 4, 100), 12.24e-6));
+}
+
 TEST_F(PlogpScatter, NothingToSendCostsNothing) {
   using Model = double (*)(const Params&, int, std::uint64_t);
   for (Model f : {scatter_flat, scatter_chain, scatter_binomial}) {
