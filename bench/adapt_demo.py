@@ -43,6 +43,7 @@ import os
 import pathlib
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -239,8 +240,7 @@ def repeated(args, program, models, out):
                     "explore_trial_calls"])
         w.writerows(raw)
     best = {(r, s): t for r, _, v, s, t, _, _ in raw if v == "best"}
-    med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else \
-        (sorted(xs)[len(xs) // 2 - 1] + sorted(xs)[len(xs) // 2]) / 2
+    med = statistics.median
     spread = lambda xs: f"{med(xs):+.1f} % [{min(xs):+.1f}, {max(xs):+.1f}]"
     lines = [f"Medians over {args.repeat} interleaved rounds [min, max]; ratios to the best fixed "
              f"({args.best}) of the same round.", "",
