@@ -325,13 +325,16 @@ def run(args):
     run_jobs(args, jobs)
 
 
-def explain(cli, out, platform, P, ppn, coll, size):
+def explain(cli, out, platform, P, ppn, coll, size, config=None):
     """`collsel explain --format json` (cli) for one point with OUT/models/PLATFORM.toml, at ppn
-    ranks per node (filled placement, as the shim finds it under simcluster)."""
+    ranks per node (filled placement, as the shim finds it under simcluster), and with the
+    config file `config` if given."""
     command = [cli, "explain", "--coll", coll, "-P", str(P), "-m", str(size), "--format", "json",
                "--model", os.path.join(out, "models", f"{platform}.toml")]
     if ppn > 1:
         command += ["--ranks-per-node", str(ppn)]
+    if config:
+        command += ["--config", config]
     return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
 
 

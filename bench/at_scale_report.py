@@ -269,18 +269,44 @@ def section_erel(points, lines, now=False):
 def predict_now(points, out, cli):
     """Replaces every forced row's logged prediction by what `collsel explain` (cli) predicts now
     with OUT/models/PLATFORM.toml, at the row's ranks per node (filled placement, as the shim
-    finds it under simcluster): the model error of today's models on the stored times."""
+    finds it under simcluster): the model error of today's models on the stored times. A
+    segmented algorithm is predicted at the segment size it ran with (the row's segment_bytes,
+    given to explain as a config's [override] segment_bytes), not at the one today's model
+    would pick: a prediction for another segment is not this row's error."""
     import concurrent.futures
+    import tempfile
 
     from at_scale import explain as explain_point  # the same command as rechoose's
+
+    configs = tempfile.TemporaryDirectory(prefix="at_scale_report-")
+
+    def config_for(segment):
+        path = os.path.join(configs.name, f"segment-{segment}.toml")
+        if not os.path.exists(path):
+            with open(path + ".tmp", "w") as f:
+                f.write(f"[override]\nsegment_bytes = {segment}\n")
+            os.replace(path + ".tmp", path)
+        return path
 
     def explain(key):
         platform, ppn, coll, P, b = key
         table = explain_point(cli, out, platform, P, ppn, coll, b)["table"]
-        return key, {e["name"]: e["predicted_s"] for e in table
+        predicted = {e["name"]: e["predicted_s"] for e in table
                      if e["applicable"] and e["predicted_s"] is not None}
+        segmented = {e["name"] for e in table if e.get("segmented")}
+        by_segment = defaultdict(list)
+        for name, row in points[key].items():
+            segment = int(row.get("segment_bytes") or 0)
+            if row["kind"] == "fixed" and name in segmented and segment > 0:
+                by_segment[segment].append(name)
+        for segment, names in by_segment.items():
+            table = explain_point(cli, out, platform, P, ppn, coll, b, config_for(segment))["table"]
+            for e in table:
+                if e["name"] in names and e["applicable"] and e["predicted_s"] is not None:
+                    predicted[e["name"]] = e["predicted_s"]
+        return key, predicted
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with configs, concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for key, predicted in pool.map(explain, list(points)):
             for name, row in points[key].items():
                 if row["kind"] == "fixed":

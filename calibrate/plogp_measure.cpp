@@ -38,7 +38,10 @@ namespace {
 
 constexpr int kTag = 77;
 
-enum class Receives { one_at_a_time, posted_ahead };
+// How the receiver of a burst takes its messages (docs/MODELS.md, "Two gaps" and "Two receives
+// ahead"): one MPI_Recv at a time, many receives posted ahead, or exactly two, as the tree
+// engine's pipeline posts them.
+enum class Receives { one_at_a_time, posted_ahead, two_ahead };
 
 class Pair {
  public:
@@ -67,7 +70,9 @@ class Pair {
   // n back-to-back sends then a zero-byte reply; n grows until the burst lasts min_burst_s.
   // The receiver takes them one MPI_Recv at a time (Receives::one_at_a_time: the stream gap g(m)
   // of a pipeline's segments) or keeps receives posted ahead (Receives::posted_ahead: the posted
-  // gap g_p(m) of a fan-out to receivers already waiting); docs/MODELS.md, "Two gaps".
+  // gap g_p(m) of a fan-out to receivers already waiting) or keeps exactly two posted
+  // (Receives::two_ahead: the pipeline gap g_2(m) of the tree engine's segments); docs/MODELS.md,
+  // "Two gaps" and "Two receives ahead".
   Estimate gap(std::uint64_t m, double rtt0, Receives receives) {
     int n = 4;
     for (;;) {  // find n once, then keep it for every sample
@@ -162,8 +167,8 @@ class Pair {
 
   double burst(std::uint64_t m, int n, Receives receives) {
     std::vector<MPI_Request> posted;
-    if (rank_ == 1 && receives == Receives::posted_ahead) {
-      const int window = std::min(n, receive_window(m));
+    if (rank_ == 1 && receives != Receives::one_at_a_time) {
+      const int window = std::min(n, receives == Receives::two_ahead ? 2 : receive_window(m));
       slots_.resize(static_cast<std::size_t>(window) * std::max<std::uint64_t>(m, 1));
       posted.assign(static_cast<std::size_t>(window), MPI_REQUEST_NULL);
       for (int i = 0; i < window; ++i) post_recv(slot(i, m), m, &posted[i]);
@@ -218,45 +223,65 @@ class Pair {
   double deadline_ = 0.0;
 };
 
-// The fan-out share sigma(m) of docs/MODELS.md, "Shared fan-out", measured among ranks 0, 1
-// and 2 of `trio`: rank 0 sends m bytes to rank 1 and, in half of the samples, then m bytes to
-// rank 2, completing each send before the next as the tree engine does; rank 1 times its
-// receive from the common barrier. The second message delays the first by sigma g_p(m): 0 where
-// the first has left before the second starts, g_p(m) where the two share the link. Rank 1's
-// own clock on both sides cancels the clocks' offset. Single and double samples alternate so a
-// disturbance hits both alike. Returns, on rank 1, the delay per size (median difference).
-std::vector<double> second_receiver_delays(MPI_Comm trio, const std::vector<std::uint64_t>& sizes,
-                                           int samples) {
+// The fan-out share sigma(m) of docs/MODELS.md, "Shared fan-out", and the pair share tau(m) of
+// "Two receives ahead", measured among ranks 0, 1 and 2 of `trio`: rank 0 sends m bytes to rank 1
+// alone, or then m bytes to rank 2 (sigma), or then m bytes again to rank 1, which posted both
+// receives beforehand as the tree engine's pipeline does (tau); it completes each send before the
+// next as the tree engine does. Rank 1 times its first receive from the common barrier. The
+// second message delays the first by sigma g_p(m) (tau g_p(m)): 0 where the first has left before
+// the second starts, g_p(m) where the two share the link. Rank 1's own clock on every side
+// cancels the clocks' offset. The three kinds alternate so a disturbance hits all alike.
+struct SecondMessageDelays {
+  std::vector<double> other_receiver;  // per size, the median delay: sigma g_p(m)
+  std::vector<double> same_receiver;   // tau g_p(m)
+};
+
+SecondMessageDelays second_message_delays(MPI_Comm trio, const std::vector<std::uint64_t>& sizes,
+                                          int samples) {
+  enum Kind { alone, other_receiver, same_receiver, kinds };
   int rank = 0;
   MPI_Comm_rank(trio, &rank);
-  std::vector<std::byte> buffer(std::max<std::uint64_t>(sizes.empty() ? 1 : sizes.back(), 1));
-  std::vector<double> delays;
+  const std::size_t largest = std::max<std::uint64_t>(sizes.empty() ? 1 : sizes.back(), 1);
+  std::vector<std::byte> buffer(largest), second_buffer(largest);
+  SecondMessageDelays delays;
   for (const std::uint64_t m : sizes) {
     const int count = static_cast<int>(m);
-    std::vector<double> alone, after;
-    for (int k = 0; k < 2 * samples; ++k) {
-      const bool second = k % 2 == 1;
-      MPI_Request request = MPI_REQUEST_NULL;
-      if (rank == 1 || (rank == 2 && second)) {
-        MPI_Irecv(buffer.data(), count, MPI_BYTE, 0, kTag, trio, &request);
+    std::vector<double> times[kinds];
+    for (int k = 0; k < kinds * samples; ++k) {
+      const auto kind = static_cast<Kind>(k % kinds);
+      const int receiver = kind == other_receiver ? 2 : 1;  // of the second message
+      MPI_Request first = MPI_REQUEST_NULL, second = MPI_REQUEST_NULL;
+      if (rank == 1) MPI_Irecv(buffer.data(), count, MPI_BYTE, 0, kTag, trio, &first);
+      if (kind != alone && rank == receiver) {
+        MPI_Irecv(second_buffer.data(), count, MPI_BYTE, 0, kTag, trio, &second);
       }
       MPI_Barrier(trio);
       if (rank == 0) {
-        for (int to = 1; to <= (second ? 2 : 1); ++to) {
-          MPI_Isend(buffer.data(), count, MPI_BYTE, to, kTag, trio, &request);
+        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Isend(buffer.data(), count, MPI_BYTE, 1, kTag, trio, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        if (kind != alone) {
+          MPI_Isend(buffer.data(), count, MPI_BYTE, receiver, kTag, trio, &request);
           MPI_Wait(&request, MPI_STATUS_IGNORE);
         }
-        for (int from = 1; from <= (second ? 2 : 1); ++from) {
+        for (int from = 1; from <= (kind == other_receiver ? 2 : 1); ++from) {
           MPI_Recv(nullptr, 0, MPI_BYTE, from, kTag, trio, MPI_STATUS_IGNORE);
         }
-      } else if (request != MPI_REQUEST_NULL) {
-        const double t0 = MPI_Wtime();
-        MPI_Wait(&request, MPI_STATUS_IGNORE);
-        (second ? after : alone).push_back(MPI_Wtime() - t0);
+      } else if (first != MPI_REQUEST_NULL || second != MPI_REQUEST_NULL) {
+        if (first != MPI_REQUEST_NULL) {
+          const double t0 = MPI_Wtime();
+          MPI_Wait(&first, MPI_STATUS_IGNORE);
+          times[kind].push_back(MPI_Wtime() - t0);
+        }
+        MPI_Wait(&second, MPI_STATUS_IGNORE);
         MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag, trio);
       }
     }
-    if (rank == 1) delays.push_back(estimate(after).median - estimate(alone).median);
+    if (rank == 1) {
+      const double base = estimate(times[alone]).median;
+      delays.other_receiver.push_back(estimate(times[other_receiver]).median - base);
+      delays.same_receiver.push_back(estimate(times[same_receiver]).median - base);
+    }
   }
   return delays;
 }
@@ -298,12 +323,14 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
       // by scheduler stalls would eat the gap of small messages (g would come out 0).
       const Estimate g = p.gap(m, rtt0.min, Receives::one_at_a_time);
       const Estimate gp = p.gap(m, rtt0.min, Receives::posted_ahead);
+      const Estimate g2 = p.gap(m, rtt0.min, Receives::two_ahead);
       const Estimate os = p.send_overhead(m);
       const Estimate orr = p.recv_overhead(m, 2.0 * rtt.median + 20e-6);
       point.gap_s = g.median;
       point.gap_spread = g.spread;
       point.posted_gap_s = gp.median;
       point.posted_gap_spread = gp.spread;
+      point.pipeline_gap_s = g2.median;
       point.send_overhead_s = os.median;
       point.send_overhead_spread = os.spread;
       point.recv_overhead_s = orr.median;
@@ -318,6 +345,7 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
       }
     }
     params.posted_gaps = true;
+    params.pipeline_gaps = true;
     // RTT(0) = 2 (L + g(0)) (Kielmann et al.): L is what a round trip has beyond two gaps.
     // L_p, the posted gap's latency, follows from the same round trip (plogp::Params).
     params.latency_s = std::max(0.0, rtt0.median / 2.0 - params.table.front().gap_s);
@@ -334,24 +362,29 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
     // Few samples: the share only scales a term of the binomial trees, and the largest sizes
     // cost three transfers each.
     if (rank == 0 && o.progress) {
-      fmt::print(stderr, "collsel-calibrate: fan-out share, {} sizes to two receivers\n",
+      fmt::print(stderr,
+                 "collsel-calibrate: fan-out and pair shares, {} sizes, a second message each\n",
                  o.sizes.size());
     }
-    const auto delays = second_receiver_delays(trio, o.sizes, std::min(o.min_samples, 5));
+    const auto delays = second_message_delays(trio, o.sizes, std::min(o.min_samples, 5));
     int trio_rank = 0;
     MPI_Comm_rank(trio, &trio_rank);
+    const int n = static_cast<int>(o.sizes.size());
     if (trio_rank == 1) {
-      MPI_Send(delays.data(), static_cast<int>(delays.size()), MPI_DOUBLE, 0, kTag, trio);
+      MPI_Send(delays.other_receiver.data(), n, MPI_DOUBLE, 0, kTag, trio);
+      MPI_Send(delays.same_receiver.data(), n, MPI_DOUBLE, 0, kTag, trio);
     } else if (trio_rank == 0) {
-      std::vector<double> received(o.sizes.size());
-      MPI_Recv(received.data(), static_cast<int>(received.size()), MPI_DOUBLE, 1, kTag, trio,
-               MPI_STATUS_IGNORE);
-      for (std::size_t i = 0; i < received.size(); ++i) {
+      std::vector<double> other(o.sizes.size()), same(o.sizes.size());
+      MPI_Recv(other.data(), n, MPI_DOUBLE, 1, kTag, trio, MPI_STATUS_IGNORE);
+      MPI_Recv(same.data(), n, MPI_DOUBLE, 1, kTag, trio, MPI_STATUS_IGNORE);
+      for (std::size_t i = 0; i < other.size(); ++i) {
         auto& point = result->table[i];
         const double gp = point.posted_gap_s;
-        point.fanout_share = gp > 0.0 ? std::clamp(received[i] / gp, 0.0, 1.0) : 0.0;
+        point.fanout_share = gp > 0.0 ? std::clamp(other[i] / gp, 0.0, 1.0) : 0.0;
+        point.pair_share = gp > 0.0 ? std::clamp(same[i] / gp, 0.0, 1.0) : 0.0;
       }
       result->fanout_shares = true;
+      result->pair_shares = true;
     }
     MPI_Comm_free(&trio);
   }

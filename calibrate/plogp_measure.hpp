@@ -4,8 +4,12 @@
 //   g(m):   n messages sent back to back, then one reply; g(m) = (T_n - RTT(0)) / n
 //   o_s(m): duration of the send call, with the network idle between sends
 //   o_r(m): duration of the receive call for a message that has already arrived
+//   g_2(m): as g(m) with two receives posted ahead, the tree engine's pipeline (not Kielmann's;
+//           docs/MODELS.md, "Two receives ahead")
 //   sigma(m): how much a second message to rank 2, sent right after one to rank 1, delays rank
 //             1's, in units of g_p(m) (not Kielmann's; docs/MODELS.md, "Shared fan-out")
+//   tau(m): the same for a second message to rank 1 itself, its receive posted ahead ("Two
+//           receives ahead"); measured with sigma, as it needs the same three-rank set-up
 // Every value is the median of repeated measurements, robust against the scheduler's outliers.
 #pragma once
 
@@ -31,7 +35,8 @@ struct MeasureOptions {
   double budget_s = 300.0;      // the whole measurement; each size gets a share by its weight
   double min_burst_s = 2e-3;    // a g(m) burst lasts at least this long
   // Whether rank 2 of the communicator is a second receiver reached by the same link as rank 1,
-  // so the fan-out share sigma(m) can be measured (docs/MODELS.md, "Shared fan-out").
+  // so the fan-out share sigma(m) can be measured (docs/MODELS.md, "Shared fan-out"), and with it
+  // the pair share tau(m).
   bool fanout_share = false;
   // Called on rank 0 after each size: (index, count, seconds so far, estimated seconds left).
   std::function<void(std::size_t, std::size_t, double, double)> progress;

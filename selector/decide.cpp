@@ -107,6 +107,14 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
 
 }  // namespace
 
+std::optional<models::ModelFile> without_link_shares(const models::ModelFile& model) {
+  if (!model.plogp.fanout_shares && !model.plogp.pair_shares) return std::nullopt;
+  models::ModelFile queued = model;
+  queued.plogp.fanout_shares = false;
+  queued.plogp.pair_shares = false;
+  return queued;
+}
+
 std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
                                                         std::uint64_t closed_form_segment,
                                                         std::uint64_t unit_bytes) {
@@ -159,17 +167,17 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
                                   const contention::Placement* placement) {
   const std::optional<Simulation> sim = simulation_for(shape, model, placement);
   // The simulation queues a rank's sends where the closed forms may share its link among them
-  // (plogp::Params::fanout_share): a simulated segmented algorithm starts its segment search from
-  // the closed form under the simulation's assumption, or the search would start from a segment
-  // chosen for a cost the simulation does not charge. The model without the share is copied
-  // only when a segmented algorithm needs it.
+  // (plogp::Params::fanout_share, pair_share): a simulated segmented algorithm starts its segment
+  // search from the closed form under the simulation's assumption (without_link_shares). The
+  // model without the shares is copied only when a segmented algorithm needs it.
   std::optional<models::ModelFile> queued;
+  bool copied = false;
   const auto search_start = [&](const AlgorithmView& a, const AlgoParams& closed) {
-    if (!model->plogp.fanout_shares) return closed;
-    if (!queued) {
-      queued = *model;
-      queued->plogp.fanout_shares = false;
+    if (!copied) {
+      queued = without_link_shares(*model);
+      copied = true;
     }
+    if (!queued) return closed;
     return a.model(*queued, shape, policy).params;
   };
   std::vector<CostEntry> table;

@@ -50,6 +50,12 @@ inline constexpr std::size_t kMaxSimulatedMessages = 4096;
 // The smallest power-of-4 segment size tried when a segmented algorithm is simulated.
 inline constexpr std::uint64_t kFirstSimulatedSegmentBytes = 1024;
 
+// The model a simulated segment search starts from: `model` without the link shares the
+// simulation of schedules does not charge (the fan-out share sigma and the pair share tau,
+// docs/MODELS.md), or its closed form would pick a segment for a cost the simulation never sees.
+// Empty when `model` has neither share, and the search starts from the model's own closed form.
+std::optional<models::ModelFile> without_link_shares(const models::ModelFile& model);
+
 // The segment sizes decide() simulates for a segmented algorithm whose segment the user did not
 // fix, largest first, without repeats: the closed form's choice, `bytes` itself (one segment),
 // and the sizes 1 KiB x 4^i up to `bytes`, rounded up to a multiple of unit_bytes (0 is taken as

@@ -160,11 +160,15 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // g(m) has beyond it.
     // Within a node, with an [intra_node] table, the node's own pLogP: on gige its L is 3.5 us
     // where the network's is 28 us.
-    // Message::unposted ones cost the stream pair (g, L), every other message the posted pair
-    // (g_p, L_p): docs/MODELS.md, "Two gaps".
+    // Message::unposted ones cost the stream pair (g, L), Message::pipelined ones (g_2, L_p),
+    // every other message the posted pair (g_p, L_p): docs/MODELS.md, "Two gaps" and "Two
+    // receives ahead".
     const bool local = c.src == c.dst && intra != nullptr && !intra->table.empty();
     const plogp::Params& pair = local ? *intra : plogp;
-    const double gap = msg.unposted ? pair.gap_s(msg.bytes) : pair.posted_gap_s(msg.bytes);
+    const double gap = msg.pipelined ? (msg.forwarded ? pair.forwarding_gap_s(msg.bytes)
+                                                      : pair.pipeline_gap_s(msg.bytes))
+                       : msg.unposted ? pair.gap_s(msg.bytes)
+                                      : pair.posted_gap_s(msg.bytes);
     // On the network, the link carries what g(m) has beyond the sender's own cost o_s(m), if that
     // is more than alpha m: a message size that moves slower than the network's bandwidth (on
     // SMPI's fast-ethernet 16 KiB at 0.70 of it, 1 MiB at 0.94) occupies the link longer, and a
@@ -193,7 +197,9 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     } else {
       c.after_delay_s = fixed;
     }
-    c.tail_s = msg.unposted ? pair.latency_s : pair.posted_latency_s();
+    c.tail_s = msg.pipelined  ? pair.pipeline_latency_s()
+               : msg.unposted ? pair.latency_s
+                              : pair.posted_latency_s();
     result.graph.push_back(std::move(c));
   }
 

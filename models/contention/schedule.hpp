@@ -28,6 +28,15 @@ struct Message {
   // a ring step). It costs the stream pair g(m), L; every other message finds its receive posted
   // and costs g_p(m), L_p (docs/MODELS.md, "Two gaps"; the same pair without a posted column).
   bool unposted = false;
+  // One of a pipeline's later segments to a receiver that keeps two receives posted (the tree
+  // engine's discipline): it costs the pipeline gap g_2(m) and the posted latency, so that a
+  // pipeline's segments arrive g_2 apart behind its first (docs/MODELS.md, "Two receives ahead";
+  // the stream pair without a pipeline_gap_s column, as before it). Wins over `unposted`.
+  bool pipelined = false;
+  // A pipelined segment sent right after its sender received it (a chain's or tree's inner node):
+  // the sender pays the receive o_r(m) and the send o_s(m) for it, so its gap is at least
+  // o_s(m) + o_r(m) (the forwarding gap, Params::forwarding_gap_s).
+  bool forwarded = false;
 };
 
 struct Schedule {

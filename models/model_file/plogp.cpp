@@ -16,11 +16,34 @@ constexpr KeySpec kPlogpKeys[] = {
     {"recv_overhead_s", Kind::numbers, true, "[1e-7, 1e-7, 3e-7]"},
     {"posted_gap_s", Kind::numbers, false, "[5e-7, 5e-7, 2e-6]"},
     {"fanout_share", Kind::numbers, false, "[0.0, 0.5, 1.0]"},
+    {"pipeline_gap_s", Kind::numbers, false, "[5e-7, 6e-7, 2e-6]"},
+    {"pair_share", Kind::numbers, false, "[0.0, 0.5, 1.0]"},
     {"latency_spread", Kind::number, false, "0.02"},
     {"gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"send_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"recv_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"posted_gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
+};
+
+// The optional measured columns, each written only when its flag is set and setting it when read
+// (docs/MODELS.md, "Two gaps", "Shared fan-out", "Two receives ahead").
+struct MeasuredColumn {
+  std::string_view key;
+  double plogp::SizePoint::*field;
+  bool plogp::Params::*measured;
+  std::string_view comment;
+  bool fraction;  // a share: between 0 and 1
+};
+
+constexpr MeasuredColumn kMeasuredColumns[] = {
+    {"posted_gap_s", &plogp::SizePoint::posted_gap_s, &plogp::Params::posted_gaps,
+     "g_p(m), receives posted ahead, seconds", false},
+    {"fanout_share", &plogp::SizePoint::fanout_share, &plogp::Params::fanout_shares,
+     "sigma(m), a second receiver's share, 0 to 1", true},
+    {"pipeline_gap_s", &plogp::SizePoint::pipeline_gap_s, &plogp::Params::pipeline_gaps,
+     "g_2(m), two receives posted ahead, seconds", false},
+    {"pair_share", &plogp::SizePoint::pair_share, &plogp::Params::pair_shares,
+     "tau(m), a second message to one receiver, 0 to 1", true},
 };
 
 void read_latency(Reader& r, const Section& s, plogp::Params& p) {
@@ -83,36 +106,44 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
       bad_time(r, line_of(*n), fmt::format("latency_spread {}", s.where), p.latency_spread);
     }
   }
-  // Optional columns, one value per size when present: the posted gap and the fan-out share
-  // (files written before them have none; a share above 1 is reported here, with its line) and
-  // the spreads of the values they qualify.
-  using Field = double plogp::SizePoint::*;
-  const std::pair<std::string_view, Field> optional_columns[] = {
-      {"posted_gap_s", &plogp::SizePoint::posted_gap_s},
-      {"fanout_share", &plogp::SizePoint::fanout_share},
-      {"gap_spread", &plogp::SizePoint::gap_spread},
-      {"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
-      {"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread},
-      {"posted_gap_spread", &plogp::SizePoint::posted_gap_spread}};
-  for (const auto& [key, field] : optional_columns) {
-    if (t.get(key) == nullptr) continue;
-    const auto values = read_times(r, s, key);
-    if (!values.ok || !same_lengths(r, s.where, sizes, {{key, &values}})) continue;
-    if (field == &plogp::SizePoint::fanout_share) {
+  // Optional columns, one value per size when present: the measured columns of
+  // kMeasuredColumns, each setting its flag (files written before them have none; a share above
+  // 1 is reported here, with its line), and the spreads of the values they qualify.
+  struct Optional {
+    std::string_view key;
+    double plogp::SizePoint::*field;
+    bool plogp::Params::*measured;  // nullptr: a spread, no flag
+    bool fraction;
+  };
+  std::vector<Optional> optional_columns;
+  for (const MeasuredColumn& c : kMeasuredColumns) {
+    optional_columns.push_back({c.key, c.field, c.measured, c.fraction});
+  }
+  for (const auto& [key, field] :
+       {std::pair{"gap_spread", &plogp::SizePoint::gap_spread},
+        std::pair{"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
+        std::pair{"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread},
+        std::pair{"posted_gap_spread", &plogp::SizePoint::posted_gap_spread}}) {
+    optional_columns.push_back({key, field, nullptr, false});
+  }
+  for (const Optional& c : optional_columns) {
+    if (t.get(c.key) == nullptr) continue;
+    const auto values = read_times(r, s, c.key);
+    if (!values.ok || !same_lengths(r, s.where, sizes, {{c.key, &values}})) continue;
+    if (c.fraction) {
       const auto above = std::find_if(values.values.begin(), values.values.end(),
                                       [](double v) { return v > 1.0; });
       if (above != values.values.end()) {
         r.error(values.line,
-                fmt::format("fanout_share {} is {} at {} bytes, but it is a fraction", s.where,
+                fmt::format("{} {} is {} at {} bytes, but it is a fraction", c.key, s.where,
                             *above, sizes.values[static_cast<std::size_t>(
                                         above - values.values.begin())]),
                 or_regenerate("give values between 0 and 1"));
         continue;
       }
     }
-    for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
-    if (field == &plogp::SizePoint::posted_gap_s) p.posted_gaps = true;
-    if (field == &plogp::SizePoint::fanout_share) p.fanout_shares = true;
+    for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*c.field = values.values[i];
+    if (c.measured != nullptr) p.*c.measured = true;
   }
 }
 
@@ -132,13 +163,8 @@ std::string plogp_body(const plogp::Params& p) {
                      column(p, &plogp::SizePoint::send_overhead_s));
   out += fmt::format("recv_overhead_s = {}  # o_r(m), seconds\n",
                      column(p, &plogp::SizePoint::recv_overhead_s));
-  if (p.posted_gaps) {
-    out += fmt::format("posted_gap_s = {}  # g_p(m), receives posted ahead, seconds\n",
-                       column(p, &plogp::SizePoint::posted_gap_s));
-  }
-  if (p.fanout_shares) {
-    out += fmt::format("fanout_share = {}  # sigma(m), a second receiver's share, 0 to 1\n",
-                       column(p, &plogp::SizePoint::fanout_share));
+  for (const MeasuredColumn& c : kMeasuredColumns) {
+    if (p.*c.measured) out += fmt::format("{} = {}  # {}\n", c.key, column(p, c.field), c.comment);
   }
   const bool spreads = p.latency_spread > 0 ||
                        std::any_of(p.table.begin(), p.table.end(), [](const auto& x) {

@@ -28,16 +28,17 @@ double others(int P) { return static_cast<double>(P - 1); }
 // Which gap (docs/MODELS.md, "Two gaps"): a message to a receiver already waiting for it (a
 // tree's whole message, a pipeline's first segment: every receiver posts its first receive on
 // entry) costs the posted pair (g_p, L_p); a pipeline's later segments follow one another to the
-// same receiver, which posts the next receive only as the previous one completes, so they cost
-// the stream gap g. One segment is then exactly the plain twin. Without a posted column the two
-// pairs are equal.
+// same receiver, which keeps two receives posted (the next one posted as it waits for the
+// current one: selector/bcast/tree_engine.cpp), so they cost the pipeline gap g_2, measured with
+// exactly that discipline ("Two receives ahead"; the stream gap g without the column). One
+// segment is then exactly the plain twin. Without a posted column the two pairs are equal.
 double gp(const Params& p, std::uint64_t m) { return p.posted_gap_s(m); }
 double Lp(const Params& p) { return p.posted_latency_s(); }
 
-// A sender's k segments to one receiver: the first posted, the others streamed (Table 1's
-// g(s) k with the first g(s) read as g_p(s)).
+// A sender's k segments to one receiver: the first posted, the others pipelined (Table 1's
+// g(s) k with the first g(s) read as g_p(s) and the others as g_2(s)).
 double segments_to_one(const Params& p, const Segments& seg) {
-  return gp(p, seg.size) + p.gap_s(seg.size) * (seg.count - 1.0);
+  return gp(p, seg.size) + p.pipeline_gap_s(seg.size) * (seg.count - 1.0);
 }
 
 // The request and the acknowledgement are each a 1-byte message (g(1) + L each) before the data
@@ -103,8 +104,16 @@ double bcast_chain_rendezvous(const Params& p, int P, std::uint64_t m) {
 double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
   const Segments seg = split(m, s);
-  // The first segment crosses P - 1 hops; each further one arrives one gap later (pipeline).
-  return others(P) * (gp(p, seg.size) + Lp(p)) + p.gap_s(seg.size) * (seg.count - 1.0);
+  // The first segment crosses P - 1 hops; each further one arrives one pipeline gap later. With
+  // two receives posted, the first two segments are in flight to each node together; where they
+  // share the link (pair share tau) the first one reaches each of the P - 1 nodes tau g_p(s)
+  // later, and the second one with it, which takes one share off the tail: (P - 2) tau g_p(s)
+  // in all (docs/MODELS.md, "Two receives ahead"). tau = 0 (no column) is seed 001's formula.
+  // From P = 3 on, the last node's segments come from a node that forwards them: each costs it
+  // o_s + o_r at least (the forwarding gap).
+  const double pair = seg.count >= 2.0 ? p.pair_share(seg.size) * gp(p, seg.size) : 0.0;
+  const double spacing = P >= 3 ? p.forwarding_gap_s(seg.size) : p.pipeline_gap_s(seg.size);
+  return others(P) * (gp(p, seg.size) + Lp(p)) + spacing * (seg.count - 1.0) + pair * (P - 2);
 }
 
 double bcast_binary(const Params& p, int P, std::uint64_t m) {

@@ -68,7 +68,8 @@ std::optional<std::string> bad_point(const SizePoint& x) {
   const std::pair<std::string_view, double> values[] = {{"gap_s", x.gap_s},
                                                         {"send_overhead_s", x.send_overhead_s},
                                                         {"recv_overhead_s", x.recv_overhead_s},
-                                                        {"posted_gap_s", x.posted_gap_s}};
+                                                        {"posted_gap_s", x.posted_gap_s},
+                                                        {"pipeline_gap_s", x.pipeline_gap_s}};
   for (const auto& [name, v] : values) {
     if (!usable_time(v)) {
       return fmt::format("{} at {} bytes is {} (must be finite and >= 0)", name, x.bytes, v);
@@ -96,6 +97,23 @@ double Params::fanout_share(std::uint64_t m) const {
   return fanout_shares ? std::clamp(value_at(*this, m, &SizePoint::fanout_share), 0.0, 1.0) : 0.0;
 }
 
+double Params::pipeline_gap_s(std::uint64_t m) const {
+  return pipeline_gaps ? value_at(*this, m, &SizePoint::pipeline_gap_s) : gap_s(m);
+}
+
+double Params::forwarding_gap_s(std::uint64_t m) const {
+  if (!pipeline_gaps) return gap_s(m);
+  return std::max(pipeline_gap_s(m), send_overhead_s(m) + recv_overhead_s(m));
+}
+
+double Params::pipeline_latency_s() const {
+  return pipeline_gaps ? posted_latency_s() : latency_s;
+}
+
+double Params::pair_share(std::uint64_t m) const {
+  return pair_shares ? std::clamp(value_at(*this, m, &SizePoint::pair_share), 0.0, 1.0) : 0.0;
+}
+
 double Params::send_overhead_s(std::uint64_t m) const {
   return value_at(*this, m, &SizePoint::send_overhead_s);
 }
@@ -115,9 +133,13 @@ std::optional<std::string> Params::invalid_reason() const {
                          i, table[i].bytes, table[i - 1].bytes);
     }
     if (auto reason = bad_point(table[i])) return reason;
-    if (const double f = table[i].fanout_share; !(f >= 0.0 && f <= 1.0)) {
-      return fmt::format("fanout_share at {} bytes is {} (a fraction: between 0 and 1)",
-                         table[i].bytes, f);
+    const std::pair<std::string_view, double> fractions[] = {
+        {"fanout_share", table[i].fanout_share}, {"pair_share", table[i].pair_share}};
+    for (const auto& [name, f] : fractions) {
+      if (!(f >= 0.0 && f <= 1.0)) {
+        return fmt::format("{} at {} bytes is {} (a fraction: between 0 and 1)", name,
+                           table[i].bytes, f);
+      }
     }
   }
   return std::nullopt;

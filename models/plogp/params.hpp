@@ -30,6 +30,16 @@ struct SizePoint {
   // fan-out"). 0 where the sender's messages leave one after the other, 1 where all the messages
   // in flight share its link. Meaningful only when Params::fanout_shares is set.
   double fanout_share = 0.0;
+  // g_2(m): the gap with exactly two receives posted ahead, the tree engine's pipeline (segment
+  // i + 1 posted while segment i completes; docs/MODELS.md, "Two receives ahead"). Between g_p(m)
+  // and g(m): where a transfer starts only once its receive is posted, two segments are in flight
+  // at a time. Meaningful only when Params::pipeline_gaps is set.
+  double pipeline_gap_s = 0.0;
+  // tau(m), in [0, 1]: how much a second message to the same receiver, posted ahead like the
+  // first, delays the first one, in units of g_p(m). 0 where one pair's messages leave in order
+  // (a TCP stream), 1 where the two in flight share the link (SimGrid's flows). Meaningful only
+  // when Params::pair_shares is set.
+  double pair_share = 0.0;
 };
 
 // Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
@@ -48,6 +58,9 @@ struct Params {
   bool posted_gaps = false;
   // Whether the table's fanout_share column was measured (it needs three ranks).
   bool fanout_shares = false;
+  // Whether the pipeline_gap_s and pair_share columns were measured (since the twelfth session).
+  bool pipeline_gaps = false;
+  bool pair_shares = false;
 
   // The stream gap: consecutive messages of one pair, each received only once the previous one
   // was (a pipeline's segments). Seed 001's g(m), with L.
@@ -63,6 +76,17 @@ struct Params {
   [[nodiscard]] double posted_latency_s() const;
   // sigma(m), clamped to [0, 1]; 0 without the column, which keeps seed 001's formulas.
   [[nodiscard]] double fanout_share(std::uint64_t m) const;
+  // g_2(m); the stream gap g(m) without the column, which keeps seed 001's pipeline.
+  [[nodiscard]] double pipeline_gap_s(std::uint64_t m) const;
+  // The gap of a pipeline's segment at a node that forwards it: it receives and sends every
+  // segment, so max(g_2(m), o_s(m) + o_r(m)) (docs/MODELS.md, "Two receives ahead"); g(m)
+  // without the pipeline_gap_s column, as before it.
+  [[nodiscard]] double forwarding_gap_s(std::uint64_t m) const;
+  // The latency behind g_2: L_p with the column (a pipeline's segments find their receive
+  // posted), L without it (the stream pair, as before the column).
+  [[nodiscard]] double pipeline_latency_s() const;
+  // tau(m), clamped to [0, 1]; 0 without the column.
+  [[nodiscard]] double pair_share(std::uint64_t m) const;
   [[nodiscard]] double send_overhead_s(std::uint64_t m) const;
   [[nodiscard]] double recv_overhead_s(std::uint64_t m) const;
 

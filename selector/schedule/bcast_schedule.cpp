@@ -87,6 +87,11 @@ class TreeBroadcastBuilder {
   }
 
   void unposted(int id) { schedule_.messages[static_cast<std::size_t>(id)].unposted = true; }
+  void pipelined(int id, bool forwarded) {
+    Message& m = schedule_.messages[static_cast<std::size_t>(id)];
+    m.pipelined = true;
+    m.forwarded = forwarded;
+  }
 
   void send_to_children(int v, std::uint64_t i) {
     const std::vector<int>& children = tree_[idx(v)].children;
@@ -115,11 +120,18 @@ class TreeBroadcastBuilder {
         unposted(ready);
       }
       const int prior = last_sent_[idx(v)];
-      const int sent = emit(v, child, length(i), {next_after(), ready, prior});
-      // A pipeline's later segments follow one another to their receiver, a rendezvous runs in
-      // lock-step: the stream pair. A whole message, or a pipeline's first segment, finds its
-      // receive posted (docs/MODELS.md, "Two gaps").
-      if (i > 0 || options_.rendezvous) unposted(sent);
+      const int wait = next_after();
+      const int sent = emit(v, child, length(i), {wait, ready, prior});
+      // A rendezvous runs in lock-step: the stream pair. A pipeline's later segments follow one
+      // another to their receiver, which keeps two receives posted: the pipeline gap; the first
+      // send after the node's own receive of the segment is forwarded (it pays that receive
+      // too). A whole message, or a pipeline's first segment, finds its receive posted
+      // (docs/MODELS.md, "Two gaps" and "Two receives ahead").
+      if (options_.rendezvous) {
+        unposted(sent);
+      } else if (i > 0) {
+        pipelined(sent, wait != kNone);
+      }
       received_[idx(child)][i % 2] = sent;
     }
   }

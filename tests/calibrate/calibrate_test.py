@@ -61,6 +61,15 @@ def case_quick(a, work):
     posted = pl.get("posted_gap_s", [])
     if len(posted) != len(sizes) or any(g < 0 for g in posted) or not posted[-1] > 0:
         fail(f"posted_gap_s missing, of the wrong length or not positive at 256 KiB: {posted}")
+    # The pipeline gap and, with 3 ranks or more, the two shares (docs/MODELS.md, "Two receives
+    # ahead", "Shared fan-out"): one per size, gaps >= 0, shares fractions.
+    pipeline = pl.get("pipeline_gap_s", [])
+    if len(pipeline) != len(sizes) or any(g < 0 for g in pipeline) or not pipeline[-1] > 0:
+        fail(f"pipeline_gap_s missing, of the wrong length or not positive at 256 KiB: {pipeline}")
+    for share in ("fanout_share", "pair_share"):
+        values = pl.get(share, [])
+        if a.ranks >= 3 and (len(values) != len(sizes) or any(not 0 <= v <= 1 for v in values)):
+            fail(f"{share} missing, of the wrong length or not fractions: {values}")
     if pv["ranks"] != a.ranks or pv["ranks_per_node"] != a.ranks or pv["duration_s"] <= 0:
         fail(f"provenance {pv}")
     if "collsel-calibrate --quick" not in pv["command"] or not pv["hosts"]:

@@ -155,6 +155,35 @@ TEST(Simulate, AStreamedSegmentCostsTheStreamPairAnyOtherMessageThePostedPair) {
   EXPECT_TRUE(same_seconds(b.graph[0].tail_s, kL));
 }
 
+TEST(Simulate, APipelinedSegmentCostsThePipelineGapAndThePostedLatency) {
+  // two_ahead_params(): g_2(1000) = 1.7 us behind L_p = 5.5 us.
+  Schedule pipelined{2, {send(0, 1)}};
+  pipelined.messages[0].pipelined = true;
+  pipelined.messages[0].unposted = true;  // pipelined wins
+  const SimulationResult a =
+      simulate(pipelined, one_per_node(2), fair(), software(plogp::testing::two_ahead_params(0)));
+  EXPECT_TRUE(same_seconds(a.completion_s, 1.7e-6 + plogp::testing::kLp));
+  EXPECT_TRUE(same_seconds(a.graph[0].tail_s, plogp::testing::kLp));
+  // Without the column: the stream pair, as before it.
+  const SimulationResult b = simulate(pipelined, one_per_node(2), fair(),
+                                      software(plogp::testing::two_gap_params()));
+  EXPECT_TRUE(same_seconds(b.completion_s, kOneMessage));
+  EXPECT_TRUE(same_seconds(b.graph[0].tail_s, kL));
+}
+
+TEST(Simulate, AForwardedSegmentCostsAtLeastTheTwoOverheads) {
+  // o_s = o_r = 1 us: the forwarding gap 2 us > g_2(1000) = 1.7 us.
+  plogp::Params q = software(plogp::testing::two_ahead_params(0));
+  for (plogp::SizePoint& point : q.table) point.recv_overhead_s = 1e-6;
+  Schedule s{2, {send(0, 1)}};
+  s.messages[0].pipelined = true;
+  const SimulationResult plain = simulate(s, one_per_node(2), fair(), q);
+  EXPECT_TRUE(same_seconds(plain.completion_s, 1.7e-6 + plogp::testing::kLp));
+  s.messages[0].forwarded = true;
+  const SimulationResult forwarded = simulate(s, one_per_node(2), fair(), q);
+  EXPECT_TRUE(same_seconds(forwarded.completion_s, 2e-6 + plogp::testing::kLp));
+}
+
 TEST(Simulate, ABandwidthAboveTheGapsSlopeLeavesNoFixedPart) {
   // alpha m = 5 us > g(m) = 2 us: the fixed part is clamped to 0 and the transfer is alpha m.
   Params slow = fair();

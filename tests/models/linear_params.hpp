@@ -50,6 +50,21 @@ inline Params shared_fanout_params(double sigma) {
   return p;
 }
 
+// two_gap_params() with the two columns of docs/MODELS.md, "Two receives ahead": the pipeline gap
+// g_2(m) = 0.8 us + m x 0.9 ns (between g_p and g) and a pair share of tau at every size.
+inline double line_g2(std::uint64_t m) { return 8e-7 + static_cast<double>(m) * 9e-10; }
+
+inline Params two_ahead_params(double tau) {
+  Params p = two_gap_params();
+  for (SizePoint& point : p.table) {
+    point.pipeline_gap_s = line_g2(point.bytes);
+    point.pair_share = tau;
+  }
+  p.pipeline_gaps = true;
+  p.pair_shares = true;
+  return p;
+}
+
 // Equal up to rounding (relative 1e-9): any wrong term or wrong size moves a result by far more.
 inline ::testing::AssertionResult same_seconds(double actual, double expected) {
   const double tolerance = 1e-9 * std::fabs(expected) + 1e-18;

@@ -440,8 +440,9 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
   expect_warning(join(kValidLines) + "latency_us = 5\n",
                  "collsel: m.toml:20: unknown key 'latency_us' in [plogp]; remove it; valid keys "
                  "in [plogp]: latency_s, eager_limit_bytes, sizes_bytes, gap_s, send_overhead_s, "
-                 "recv_overhead_s, posted_gap_s, fanout_share, latency_spread, gap_spread, "
-                 "send_overhead_spread, recv_overhead_spread, posted_gap_spread");
+                 "recv_overhead_s, posted_gap_s, fanout_share, pipeline_gap_s, pair_share, "
+                 "latency_spread, gap_spread, send_overhead_spread, recv_overhead_spread, "
+                 "posted_gap_spread");
 }
 
 TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
@@ -505,6 +506,34 @@ TEST(ModelFileRoundTrip, TheFanoutShareColumnSurvivesAndIsOptional) {
   EXPECT_TRUE(back.model->plogp.fanout_shares);
   EXPECT_EQ(back.model->plogp.table[0].fanout_share, 0.0);
   EXPECT_EQ(back.model->plogp.table[1].fanout_share, 0.75);
+}
+
+TEST(ModelFileRoundTrip, ThePipelineGapAndPairShareColumnsSurviveAndAreOptional) {
+  without_optional_column("pipeline_gap_s", &plogp::Params::pipeline_gaps);
+  ModelFile m = without_optional_column("pair_share", &plogp::Params::pair_shares);
+
+  m.plogp.pipeline_gaps = true;
+  m.plogp.pair_shares = true;
+  m.plogp.table[0].pipeline_gap_s = 6e-7;
+  m.plogp.table[1].pipeline_gap_s = 1.7e-6;
+  m.plogp.table[1].pair_share = 0.25;
+  const ModelLoad back = parse_model(write_model(m), "new.toml");
+  ASSERT_TRUE(back.model) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.diagnostics.empty()) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.model->plogp.pipeline_gaps);
+  EXPECT_TRUE(back.model->plogp.pair_shares);
+  EXPECT_FALSE(back.model->plogp.fanout_shares);  // each column sets its own flag
+  EXPECT_EQ(back.model->plogp.table[0].pipeline_gap_s, 6e-7);
+  EXPECT_EQ(back.model->plogp.table[1].pipeline_gap_s, 1.7e-6);
+  EXPECT_EQ(back.model->plogp.table[0].pair_share, 0.0);
+  EXPECT_EQ(back.model->plogp.table[1].pair_share, 0.25);
+}
+
+TEST(ModelFileErrors, APairShareAboveOne) {
+  expect_error(join(kValidLines) + "pair_share = [0.0, 2.0, 1.0]\n",
+               "collsel: m.toml:20: pair_share in [plogp] is 2 at 1 bytes, but it is a "
+               "fraction; give values between 0 and 1, or re-run collsel-calibrate to regenerate "
+               "the file");
 }
 
 TEST(ModelFileErrors, AFanoutShareAboveOne) {

@@ -216,6 +216,60 @@ TEST(PlogpBcastSharedFanout, TreesWithoutAFirstChildToDelayAreUnchanged) {
   EXPECT_EQ(bcast_binomial(all, 3, 1000), bcast_binomial(q, 3, 1000));
 }
 
+// Two receives ahead (docs/MODELS.md): the tree engine keeps two receives posted, so a
+// pipeline's later segments cost the pipeline gap g_2 (two_ahead_params: g_2(300) = 1.07e-6), and
+// where the two segments in flight share the link (pair share tau) the chain's first segment
+// reaches every node tau g_p(300) = tau x 0.74e-6 later, less one share off the tail.
+TEST(PlogpBcastTwoAhead, APipelinesLaterSegmentsCostThePipelineGap) {
+  const Params q = testing::two_ahead_params(0.0);
+  // 3 x (0.74e-6 + 5.5e-6) + 3 x 1.07e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 4, 1000, 300), 21.93e-6));
+  // A sender's segments to one receiver: 0.74e-6 + 3 x 1.07e-6 = 3.95e-6.
+  EXPECT_TRUE(same_seconds(bcast_flat_segmented(q, 4, 1000, 300), 17.35e-6));  // 3 x 3.95 + 5.5
+  // 2 x 3.95e-6 + 3 x 5.5e-6
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(q, 5, 1000, 300), 24.4e-6));
+  // The whole-message trees never pipeline.
+  const Params two_gaps = testing::two_gap_params();
+  EXPECT_EQ(bcast_chain(q, 4, 1000), bcast_chain(two_gaps, 4, 1000));
+  EXPECT_EQ(bcast_binomial(q, 5, 1000), bcast_binomial(two_gaps, 5, 1000));
+}
+
+TEST(PlogpBcastTwoAhead, ASharedPairDelaysTheChainsInnerHops) {
+  // P = 4: (4 - 2) x tau x 0.74e-6 more.
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(testing::two_ahead_params(1.0), 4, 1000, 300),
+                           21.93e-6 + 1.48e-6));
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(testing::two_ahead_params(0.5), 4, 1000, 300),
+                           21.93e-6 + 0.74e-6));
+  const Params all = testing::two_ahead_params(1.0);
+  const Params none = testing::two_ahead_params(0.0);
+  // P = 2: the pair's delay is all taken off the tail. One segment: no pair.
+  EXPECT_EQ(bcast_chain_segmented(all, 2, 1000, 300), bcast_chain_segmented(none, 2, 1000, 300));
+  for (const std::uint64_t s : {0ULL, 1000ULL}) {
+    EXPECT_EQ(bcast_chain_segmented(all, 5, 1000, s), bcast_chain(all, 5, 1000));
+  }
+  // Only the chain's first segment is charged: the flat and binomial pipelines' first child
+  // receives the pair at their segments_to_one cost either way.
+  EXPECT_EQ(bcast_flat_segmented(all, 4, 1000, 300), bcast_flat_segmented(none, 4, 1000, 300));
+}
+
+// A chain's inner node receives and sends every segment: its segments leave o_s + o_r apart at
+// least. With o_s = o_r = 1 us, 2 us > g_2(300) = 1.07 us from P = 3 on; P = 2 has no inner node.
+TEST(PlogpBcastTwoAhead, AChainsInnerNodesForwardAtLeastTheirTwoOverheadsApart) {
+  Params q = testing::two_ahead_params(0.0);
+  for (SizePoint& point : q.table) point.send_overhead_s = point.recv_overhead_s = 1e-6;
+  EXPECT_TRUE(same_seconds(q.forwarding_gap_s(300), 2e-6));
+  // 3 x (0.74e-6 + 5.5e-6) + 3 x 2e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 4, 1000, 300), 24.72e-6));
+  // 0.74e-6 + 5.5e-6 + 3 x 1.07e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 2, 1000, 300), 9.45e-6));
+  // Overheads below g_2 change nothing; without the pipeline column the stream gap stays.
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(testing::two_ahead_params(0.0), 4, 1000, 300),
+                           21.93e-6));
+  Params old = testing::two_gap_params();
+  for (SizePoint& point : old.table) point.send_overhead_s = point.recv_overhead_s = 1e-6;
+  EXPECT_EQ(old.forwarding_gap_s(300), old.gap_s(300));
+}
+
 TEST(PlogpHelpers, Log2From1To65) {
   for (std::uint64_t x = 1; x <= 65; ++x) {
     EXPECT_EQ(floor_log2(x), slow_floor_log2(x)) << "x = " << x;

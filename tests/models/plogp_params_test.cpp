@@ -71,6 +71,31 @@ TEST(PlogpParams, TheFanoutShareIsAFractionAndZeroWithoutItsColumn) {
   EXPECT_NE(p.invalid_reason()->find("fanout_share"), std::string::npos) << *p.invalid_reason();
 }
 
+TEST(PlogpParams, ThePipelineGapAndThePairShareReadTheirColumnsOnlyWhenMeasured) {
+  Params p = linear_params();
+  for (SizePoint& point : p.table) {
+    point.pipeline_gap_s = 123.0;
+    point.pair_share = 0.5;
+  }
+  // Not measured: the stream gap and no share, seed 001's pipeline.
+  EXPECT_EQ(p.pipeline_gap_s(512), p.gap_s(512));
+  EXPECT_EQ(p.pair_share(512), 0.0);
+  p.pipeline_gaps = true;
+  p.pair_shares = true;
+  EXPECT_EQ(p.pipeline_gap_s(512), 123.0);
+  EXPECT_EQ(p.pair_share(512), 0.5);
+  EXPECT_FALSE(p.invalid_reason());
+  p.table[2].pair_share = -0.1;
+  ASSERT_TRUE(p.invalid_reason());
+  EXPECT_NE(p.invalid_reason()->find("pair_share at 1024 bytes"), std::string::npos)
+      << *p.invalid_reason();
+  p.table[2].pair_share = 0.5;
+  p.table[3].pipeline_gap_s = -1.0;
+  ASSERT_TRUE(p.invalid_reason());
+  EXPECT_NE(p.invalid_reason()->find("pipeline_gap_s at 65536 bytes"), std::string::npos)
+      << *p.invalid_reason();
+}
+
 TEST(PlogpParams, ThePostedLatencyIsNeverNegative) {
   Params p = testing::two_gap_params();
   p.table.front().posted_gap_s = 1.0;  // g_p(0) far above L + g(0)

@@ -458,6 +458,29 @@ TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCand
   EXPECT_GT(moved, 0);
 }
 
+// Both shares are dropped for the search's start, and only they: the rest of the model is the
+// model's. Without either share nothing is copied.
+TEST(DecidePlacement, TheSearchStartsFromTheModelWithoutEitherShare) {
+  const std::optional<models::ModelFile> loaded =
+      embedded_model_simulating(mc::RuleKind::gige, 8e-9);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_FALSE(without_link_shares(*loaded).has_value());
+  for (const bool fanout : {false, true}) {
+    models::ModelFile with = *loaded;
+    with.plogp.fanout_shares = fanout;
+    with.plogp.pair_shares = true;
+    for (auto& point : with.plogp.table) point.fanout_share = point.pair_share = 0.5;
+    const std::optional<models::ModelFile> start = without_link_shares(with);
+    ASSERT_TRUE(start.has_value());
+    EXPECT_FALSE(start->plogp.fanout_shares);
+    EXPECT_FALSE(start->plogp.pair_shares);
+    EXPECT_EQ(start->plogp.fanout_share(4096), 0.0);
+    EXPECT_EQ(start->plogp.pair_share(4096), 0.0);
+    EXPECT_EQ(start->plogp.gap_s(4096), with.plogp.gap_s(4096));
+    EXPECT_EQ(start->name, with.name);
+  }
+}
+
 // The simulation does not share a sender's link among its eager sends (the fan-out share sigma of
 // docs/MODELS.md, "Shared fan-out"; it queues them), so a simulated segment search starts from
 // the closed form without sigma: with sigma measured, the simulated segmented entries are

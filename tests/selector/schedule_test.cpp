@@ -150,7 +150,9 @@ TEST(Schedule, EveryGivenMessageCountIsTheSchedules) {
 // already waiting for it: a pipeline's segments after the first to each receiver, a rendezvous's
 // messages, the ring steps of scatter_allgather. Every other message, of every algorithm, finds
 // its receive posted: a whole message, or a pipeline's first segment.
-TEST(Schedule, UnpostedAreThePipelinesTheRendezvousAndTheRing) {
+// A pipeline's later segments are `pipelined` (g_2), a rendezvous's and the ring's messages
+// `unposted` (g); every other message finds its receive posted (docs/MODELS.md, "Two gaps").
+TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
   const auto lockstep = [](std::string_view name) {
     return name.ends_with("_rendezvous") || name == "bcast.scatter_allgather";
   };
@@ -162,16 +164,28 @@ TEST(Schedule, UnpostedAreThePipelinesTheRendezvousAndTheRing) {
         ASSERT_FALSE(s.messages.empty()) << a.name;
         const bool pipeline = a.segmented && segment < call.bytes;
         std::size_t unposted = 0;
+        std::size_t pipelined = 0;
+        std::size_t forwarded = 0;
         std::size_t data = 0;
         for (const Message& m : s.messages) {
           unposted += m.unposted ? 1 : 0;
+          pipelined += m.pipelined ? 1 : 0;
+          forwarded += m.forwarded ? 1 : 0;
+          if (m.forwarded) EXPECT_TRUE(m.pipelined && m.src != call.root) << a.name;
           data += is_data(m) ? 1 : 0;
-          if (m.unposted) EXPECT_TRUE(is_data(m) || lockstep(a.name)) << a.name;
+          if (m.unposted) EXPECT_TRUE(lockstep(a.name)) << a.name;
+          if (m.pipelined) EXPECT_TRUE(is_data(m) && pipeline) << a.name;
         }
         if (pipeline) {
           // 8 receivers, each receives its first of the 10 segments posted.
           EXPECT_EQ(data, 80u) << a.name;
-          EXPECT_EQ(unposted, 72u) << a.name;
+          EXPECT_EQ(pipelined, 72u) << a.name;
+          EXPECT_EQ(unposted, 0u) << a.name;
+          // Later segments sent on by an inner node: the chain's 7 inner nodes, 9 each; none
+          // in the flat tree; the binomial tree's inner nodes, once per segment each.
+          if (a.name == "bcast.chain_segmented") EXPECT_EQ(forwarded, 63u);
+          if (a.name == "bcast.flat_segmented") EXPECT_EQ(forwarded, 0u);
+          if (a.name == "bcast.binomial_segmented") EXPECT_GT(forwarded, 0u);
         } else if (a.name == "bcast.scatter_allgather") {
           // The 8 scatter messages of the binomial tree are posted; the 8 x 8 ring steps not.
           EXPECT_EQ(unposted, 64u);

@@ -19,6 +19,7 @@ void scale_plogp(models::plogp::Params& p, const ParameterScales& s) {
   for (models::plogp::SizePoint& pt : p.table) {
     pt.gap_s *= s.gap;
     pt.posted_gap_s *= s.gap;
+    pt.pipeline_gap_s *= s.gap;  // all three gaps: one network, one scale
     pt.send_overhead_s *= s.overhead;
     pt.recv_overhead_s *= s.overhead;
   }
