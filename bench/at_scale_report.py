@@ -264,6 +264,32 @@ def section_erel(points, lines, now=False):
                      for p in PLATFORMS]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
+        # The medians above mix in the sizes a segmented algorithm sends as one segment (its
+        # plain twin's error); its pipeline shows only where it cut the message.
+        pipelined = defaultdict(list)
+        for (platform, p, coll, P, b), point in points.items():
+            if p != ppn:
+                continue
+            for name, r in point.items():
+                segment = int(r.get("segment_bytes") or 0)
+                if r["kind"] == "fixed" and r["usable"] and name.endswith("_segmented") and \
+                        0 < segment < b and r["predicted_s"] == r["predicted_s"] and \
+                        r["median_s"] > 0:
+                    pipelined[(name, platform)].append(
+                        (r["predicted_s"] - r["median_s"]) / r["median_s"])
+        if pipelined:
+            lines.append("Segmented algorithms over the rows they cut into two segments or more: "
+                         "median |E_rel| (median signed E_rel, rows).\n")
+            lines.append("| algorithm | " + " | ".join(PLATFORMS) + " |")
+            lines.append("|---|" + "---|" * len(PLATFORMS))
+            for name in sorted({n for n, _ in pipelined}):
+                cells = []
+                for platform in PLATFORMS:
+                    e = pipelined.get((name, platform))
+                    cells.append(f"{pct(statistics.median([abs(x) for x in e]))} "
+                                 f"({pct(statistics.median(e))}, {len(e)})" if e else "n/a")
+                lines.append(f"| {name} | " + " | ".join(cells) + " |")
+            lines.append("")
 
 
 def predict_now(points, out, cli):
