@@ -331,6 +331,9 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
       point.posted_gap_s = gp.median;
       point.posted_gap_spread = gp.spread;
       point.pipeline_gap_s = g2.median;
+      // The ping-pong answers with 0 bytes: RTT(m) = one-way(m) + one-way(0), and one-way(0) =
+      // RTT(0) / 2.
+      point.one_way_s = std::max(0.0, rtt.median - rtt0.median / 2.0);
       point.send_overhead_s = os.median;
       point.send_overhead_spread = os.spread;
       point.recv_overhead_s = orr.median;
@@ -346,6 +349,7 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
     }
     params.posted_gaps = true;
     params.pipeline_gaps = true;
+    params.one_way_times = true;
     // RTT(0) = 2 (L + g(0)) (Kielmann et al.): L is what a round trip has beyond two gaps.
     // L_p, the posted gap's latency, follows from the same round trip (plogp::Params).
     params.latency_s = std::max(0.0, rtt0.median / 2.0 - params.table.front().gap_s);

@@ -197,9 +197,9 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     } else {
       c.after_delay_s = fixed;
     }
-    c.tail_s = msg.pipelined  ? pair.pipeline_latency_s()
+    c.tail_s = msg.pipelined  ? pair.pipeline_latency_s(msg.bytes)
                : msg.unposted ? pair.latency_s
-                              : pair.posted_latency_s();
+                              : pair.posted_latency_s(msg.bytes);
     result.graph.push_back(std::move(c));
   }
 

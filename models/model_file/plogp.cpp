@@ -18,6 +18,7 @@ constexpr KeySpec kPlogpKeys[] = {
     {"fanout_share", Kind::numbers, false, "[0.0, 0.5, 1.0]"},
     {"pipeline_gap_s", Kind::numbers, false, "[5e-7, 6e-7, 2e-6]"},
     {"pair_share", Kind::numbers, false, "[0.0, 0.5, 1.0]"},
+    {"one_way_s", Kind::numbers, false, "[5e-6, 5e-6, 7e-6]"},
     {"latency_spread", Kind::number, false, "0.02"},
     {"gap_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
     {"send_overhead_spread", Kind::numbers, false, "[0.01, 0.02, 0.01]"},
@@ -44,6 +45,8 @@ constexpr MeasuredColumn kMeasuredColumns[] = {
      "g_2(m), two receives posted ahead, seconds", false},
     {"pair_share", &plogp::SizePoint::pair_share, &plogp::Params::pair_shares,
      "tau(m), a second message to one receiver, 0 to 1", true},
+    {"one_way_s", &plogp::SizePoint::one_way_s, &plogp::Params::one_way_times,
+     "one-way time of m bytes, RTT(m) - RTT(0) / 2, seconds", false},
 };
 
 void read_latency(Reader& r, const Section& s, plogp::Params& p) {

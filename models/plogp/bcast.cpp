@@ -33,7 +33,8 @@ double others(int P) { return static_cast<double>(P - 1); }
 // exactly that discipline ("Two receives ahead"; the stream gap g without the column). One
 // segment is then exactly the plain twin. Without a posted column the two pairs are equal.
 double gp(const Params& p, std::uint64_t m) { return p.posted_gap_s(m); }
-double Lp(const Params& p) { return p.posted_latency_s(); }
+// L_p at the size of the message (or segment) a hop carries (docs/MODELS.md, "One-way time").
+double Lp(const Params& p, std::uint64_t m) { return p.posted_latency_s(m); }
 
 // A sender's k segments to one receiver: the first posted, the others pipelined (Table 1's
 // g(s) k with the first g(s) read as g_p(s) and the others as g_2(s)).
@@ -77,7 +78,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 
 double bcast_flat(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
-  return others(P) * gp(p, m) + Lp(p);
+  return others(P) * gp(p, m) + Lp(p, m);
 }
 
 double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m) {
@@ -88,12 +89,12 @@ double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m) {
 double bcast_flat_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
   const Segments seg = split(m, s);
-  return others(P) * segments_to_one(p, seg) + Lp(p);
+  return others(P) * segments_to_one(p, seg) + Lp(p, seg.size);
 }
 
 double bcast_chain(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
-  return others(P) * (gp(p, m) + Lp(p));
+  return others(P) * (gp(p, m) + Lp(p, m));
 }
 
 double bcast_chain_rendezvous(const Params& p, int P, std::uint64_t m) {
@@ -113,20 +114,20 @@ double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint6
   // o_s + o_r at least (the forwarding gap).
   const double pair = seg.count >= 2.0 ? p.pair_share(seg.size) * gp(p, seg.size) : 0.0;
   const double spacing = P >= 3 ? p.forwarding_gap_s(seg.size) : p.pipeline_gap_s(seg.size);
-  return others(P) * (gp(p, seg.size) + Lp(p)) + spacing * (seg.count - 1.0) + pair * (P - 2);
+  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) + pair * (P - 2);
 }
 
 double bcast_binary(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   // Each level sends to two children one after the other: 2 g(m), then L to the deeper one.
   const auto depth = static_cast<double>(floor_log2(static_cast<std::uint64_t>(P)));
-  return depth * (2.0 * gp(p, m) + Lp(p));
+  return depth * (2.0 * gp(p, m) + Lp(p, m));
 }
 
 double bcast_binomial(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
-  return floor_log2(P64) * gp(p, m) + ceil_log2(P64) * Lp(p) + shared_fanout(p, P, m, gp(p, m));
+  return floor_log2(P64) * gp(p, m) + ceil_log2(P64) * Lp(p, m) + shared_fanout(p, P, m, gp(p, m));
 }
 
 double bcast_binomial_rendezvous(const Params& p, int P, std::uint64_t m) {
@@ -142,7 +143,7 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
   const Segments seg = split(m, s);
-  return floor_log2(P64) * segments_to_one(p, seg) + ceil_log2(P64) * Lp(p) +
+  return floor_log2(P64) * segments_to_one(p, seg) + ceil_log2(P64) * Lp(p, seg.size) +
          shared_fanout(p, P, seg.size, segments_to_one(p, seg));
 }
 

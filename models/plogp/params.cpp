@@ -69,7 +69,8 @@ std::optional<std::string> bad_point(const SizePoint& x) {
                                                         {"send_overhead_s", x.send_overhead_s},
                                                         {"recv_overhead_s", x.recv_overhead_s},
                                                         {"posted_gap_s", x.posted_gap_s},
-                                                        {"pipeline_gap_s", x.pipeline_gap_s}};
+                                                        {"pipeline_gap_s", x.pipeline_gap_s},
+                                                        {"one_way_s", x.one_way_s}};
   for (const auto& [name, v] : values) {
     if (!usable_time(v)) {
       return fmt::format("{} at {} bytes is {} (must be finite and >= 0)", name, x.bytes, v);
@@ -106,8 +107,13 @@ double Params::forwarding_gap_s(std::uint64_t m) const {
   return std::max(pipeline_gap_s(m), send_overhead_s(m) + recv_overhead_s(m));
 }
 
-double Params::pipeline_latency_s() const {
-  return pipeline_gaps ? posted_latency_s() : latency_s;
+double Params::posted_latency_s(std::uint64_t m) const {
+  if (!one_way_times) return posted_latency_s();
+  return std::max(0.0, value_at(*this, m, &SizePoint::one_way_s) - posted_gap_s(m));
+}
+
+double Params::pipeline_latency_s(std::uint64_t m) const {
+  return pipeline_gaps ? posted_latency_s(m) : latency_s;
 }
 
 double Params::pair_share(std::uint64_t m) const {

@@ -40,6 +40,10 @@ struct SizePoint {
   // (a TCP stream), 1 where the two in flight share the link (SimGrid's flows). Meaningful only
   // when Params::pair_shares is set.
   double pair_share = 0.0;
+  // The one-way time of m bytes, its receive posted: RTT(m) - RTT(0) / 2 of a ping-pong of m
+  // bytes answered by 0 (docs/MODELS.md, "One-way time"). Meaningful only when
+  // Params::one_way_times is set.
+  double one_way_s = 0.0;
 };
 
 // Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
@@ -61,6 +65,8 @@ struct Params {
   // Whether the pipeline_gap_s and pair_share columns were measured (since the twelfth session).
   bool pipeline_gaps = false;
   bool pair_shares = false;
+  // Whether the one_way_s column was measured (since the twelfth session).
+  bool one_way_times = false;
 
   // The stream gap: consecutive messages of one pair, each received only once the previous one
   // was (a pipeline's segments). Seed 001's g(m), with L.
@@ -74,6 +80,11 @@ struct Params {
   // Without a posted column both return the stream values: old model files predict as before.
   [[nodiscard]] double posted_gap_s(std::uint64_t m) const;
   [[nodiscard]] double posted_latency_s() const;
+  // L_p at size m: with the one_way_s column, the measured one-way time less g_p(m), never below
+  // 0: what of a message's trip its sender's gap does not cover, which grows by the transfer
+  // where the sender's overhead hides it in the gap (docs/MODELS.md, "One-way time"). The
+  // constant L_p without the column.
+  [[nodiscard]] double posted_latency_s(std::uint64_t m) const;
   // sigma(m), clamped to [0, 1]; 0 without the column, which keeps seed 001's formulas.
   [[nodiscard]] double fanout_share(std::uint64_t m) const;
   // g_2(m); the stream gap g(m) without the column, which keeps seed 001's pipeline.
@@ -82,9 +93,9 @@ struct Params {
   // segment, so max(g_2(m), o_s(m) + o_r(m)) (docs/MODELS.md, "Two receives ahead"); g(m)
   // without the pipeline_gap_s column, as before it.
   [[nodiscard]] double forwarding_gap_s(std::uint64_t m) const;
-  // The latency behind g_2: L_p with the column (a pipeline's segments find their receive
+  // The latency behind g_2: L_p(m) with the column (a pipeline's segments find their receive
   // posted), L without it (the stream pair, as before the column).
-  [[nodiscard]] double pipeline_latency_s() const;
+  [[nodiscard]] double pipeline_latency_s(std::uint64_t m) const;
   // tau(m), clamped to [0, 1]; 0 without the column.
   [[nodiscard]] double pair_share(std::uint64_t m) const;
   [[nodiscard]] double send_overhead_s(std::uint64_t m) const;

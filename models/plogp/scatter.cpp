@@ -27,17 +27,18 @@ std::uint64_t times(std::uint64_t j, std::uint64_t m) {
 
 double scatter_flat(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
-  return static_cast<double>(P - 1) * p.posted_gap_s(m) + p.posted_latency_s();
+  return static_cast<double>(P - 1) * p.posted_gap_s(m) + p.posted_latency_s(m);
 }
 
 double scatter_chain(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   // The root sends the blocks of all P - 1 others down the chain; each hop forwards one fewer.
+  // Hop i carries the blocks of the P - i ranks behind it: its latency is L_p at that size.
   double sum = 0.0;
   for (std::uint64_t j = 1; j < static_cast<std::uint64_t>(P); ++j) {
-    sum += p.posted_gap_s(times(j, m));
+    sum += p.posted_gap_s(times(j, m)) + p.posted_latency_s(times(j, m));
   }
-  return sum + static_cast<double>(P - 1) * p.posted_latency_s();
+  return sum;
 }
 
 namespace {
@@ -77,7 +78,8 @@ class BinomialScatter {
       for (std::size_t j = l + 1; j < blocks.size(); ++j) {
         shared += std::min(share[l], share[j]) * gap[j];
       }
-      last = std::max(last, sent + p_.posted_latency_s() + shared + subtree_s(blocks[l]));
+      last = std::max(last, sent + p_.posted_latency_s(times(blocks[l], m_)) + shared +
+                                subtree_s(blocks[l]));
     }
     memo_.emplace_back(n, last);
     return last;

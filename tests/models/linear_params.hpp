@@ -65,6 +65,15 @@ inline Params two_ahead_params(double tau) {
   return p;
 }
 
+// two_gap_params() with a one-way column (docs/MODELS.md, "One-way time") of L_p + g_p(m) +
+// extra at every size: L_p(m) = L_p + extra.
+inline Params one_way_params(double extra) {
+  Params p = two_gap_params();
+  for (SizePoint& point : p.table) point.one_way_s = kLp + line_gp(point.bytes) + extra;
+  p.one_way_times = true;
+  return p;
+}
+
 // Equal up to rounding (relative 1e-9): any wrong term or wrong size moves a result by far more.
 inline ::testing::AssertionResult same_seconds(double actual, double expected) {
   const double tolerance = 1e-9 * std::fabs(expected) + 1e-18;

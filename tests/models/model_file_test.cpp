@@ -441,8 +441,8 @@ TEST(ModelFileWarnings, UnknownKeysNameTheirTableAndTheValidKeys) {
                  "collsel: m.toml:20: unknown key 'latency_us' in [plogp]; remove it; valid keys "
                  "in [plogp]: latency_s, eager_limit_bytes, sizes_bytes, gap_s, send_overhead_s, "
                  "recv_overhead_s, posted_gap_s, fanout_share, pipeline_gap_s, pair_share, "
-                 "latency_spread, gap_spread, send_overhead_spread, recv_overhead_spread, "
-                 "posted_gap_spread");
+                 "one_way_s, latency_spread, gap_spread, send_overhead_spread, "
+                 "recv_overhead_spread, posted_gap_spread");
 }
 
 TEST(ModelFileRoundTrip, SpreadsAndCalibrationFactsSurvive) {
@@ -527,6 +527,19 @@ TEST(ModelFileRoundTrip, ThePipelineGapAndPairShareColumnsSurviveAndAreOptional)
   EXPECT_EQ(back.model->plogp.table[1].pipeline_gap_s, 1.7e-6);
   EXPECT_EQ(back.model->plogp.table[0].pair_share, 0.0);
   EXPECT_EQ(back.model->plogp.table[1].pair_share, 0.25);
+}
+
+TEST(ModelFileRoundTrip, TheOneWayColumnSurvivesAndIsOptional) {
+  ModelFile m = without_optional_column("one_way_s", &plogp::Params::one_way_times);
+  m.plogp.one_way_times = true;
+  m.plogp.table[0].one_way_s = 5e-6;
+  m.plogp.table[1].one_way_s = 7.5e-6;
+  const ModelLoad back = parse_model(write_model(m), "new.toml");
+  ASSERT_TRUE(back.model) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.diagnostics.empty()) << ::testing::PrintToString(messages(back));
+  EXPECT_TRUE(back.model->plogp.one_way_times);
+  EXPECT_FALSE(back.model->plogp.pipeline_gaps);
+  EXPECT_EQ(back.model->plogp.table[1].one_way_s, 7.5e-6);
 }
 
 TEST(ModelFileErrors, APairShareAboveOne) {

@@ -270,6 +270,18 @@ TEST(PlogpBcastTwoAhead, AChainsInnerNodesForwardAtLeastTheirTwoOverheadsApart) 
   EXPECT_EQ(old.forwarding_gap_s(300), old.gap_s(300));
 }
 
+// One-way time (docs/MODELS.md): every hop's L_p is taken at the size it carries, here L_p +
+// 0.1 us at every size, so each L_p of a formula grows by 0.1 us.
+TEST(PlogpBcastOneWay, EveryHopsLatencyIsTakenAtItsSize) {
+  const Params q = testing::one_way_params(1e-7);
+  EXPECT_TRUE(same_seconds(bcast_flat(q, 4, 1000), 9.5e-6));      // 3 x 1.3e-6 + 5.6e-6
+  EXPECT_TRUE(same_seconds(bcast_chain(q, 4, 1000), 20.7e-6));    // 3 x (1.3e-6 + 5.6e-6)
+  EXPECT_TRUE(same_seconds(bcast_binary(q, 7, 1000), 16.4e-6));   // 2 x (2.6e-6 + 5.6e-6)
+  EXPECT_TRUE(same_seconds(bcast_binomial(q, 5, 1000), 19.4e-6));  // 2 x 1.3e-6 + 3 x 5.6e-6
+  // 3 x (0.74e-6 + 5.6e-6) + 3 x 1.3e-6 (the stream gap: no pipeline column here)
+  EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 4, 1000, 300), 22.92e-6));
+}
+
 TEST(PlogpHelpers, Log2From1To65) {
   for (std::uint64_t x = 1; x <= 65; ++x) {
     EXPECT_EQ(floor_log2(x), slow_floor_log2(x)) << "x = " << x;

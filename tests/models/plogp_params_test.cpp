@@ -96,6 +96,18 @@ TEST(PlogpParams, ThePipelineGapAndThePairShareReadTheirColumnsOnlyWhenMeasured)
       << *p.invalid_reason();
 }
 
+TEST(PlogpParams, ThePostedLatencyAtASizeIsTheOneWayTimeLessThePostedGap) {
+  Params p = testing::one_way_params(1e-7);
+  EXPECT_TRUE(same_seconds(p.posted_latency_s(512), testing::kLp + 1e-7));
+  EXPECT_TRUE(same_seconds(p.posted_latency_s(1 << 20), testing::kLp + 1e-7));
+  EXPECT_TRUE(same_seconds(p.posted_latency_s(), testing::kLp));  // the size-free L_p stays
+  // Never below 0; without the column the constant L_p.
+  for (SizePoint& point : p.table) point.one_way_s = 0.0;
+  EXPECT_EQ(p.posted_latency_s(512), 0.0);
+  p.one_way_times = false;
+  EXPECT_TRUE(same_seconds(p.posted_latency_s(512), testing::kLp));
+}
+
 TEST(PlogpParams, ThePostedLatencyIsNeverNegative) {
   Params p = testing::two_gap_params();
   p.table.front().posted_gap_s = 1.0;  // g_p(0) far above L + g(0)

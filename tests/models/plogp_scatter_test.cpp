@@ -69,6 +69,23 @@ TEST(PlogpScatterTwoGaps, EveryMessageCostsThePostedPair) {
   EXPECT_TRUE(same_seconds(scatter_binomial(q, 5, 100), 12.82e-6));
 }
 
+// One-way time (docs/MODELS.md): each hop's L_p is taken at the size it carries; with L_p + 0.1 us
+// at every size, every L_p above grows by 0.1 us.
+TEST(PlogpScatterOneWay, EveryHopsLatencyIsTakenAtItsSize) {
+  const Params q = testing::one_way_params(1e-7);
+  EXPECT_TRUE(same_seconds(scatter_flat(q, 4, 100), 7.34e-6));
+  EXPECT_TRUE(same_seconds(scatter_chain(q, 4, 100), 18.78e-6));
+  EXPECT_TRUE(same_seconds(scatter_binomial(q, 5, 100), 13.02e-6));
+  // A one-way time that grows with the size charges each hop at its own size: L_p + 1 ns per
+  // byte, so the chain's hops of 300, 200 and 100 bytes add 0.6 us.
+  Params growing = testing::two_gap_params();
+  for (SizePoint& point : growing.table) {
+    point.one_way_s = testing::kLp + testing::line_gp(point.bytes) + 1e-9 * point.bytes;
+  }
+  growing.one_way_times = true;
+  EXPECT_TRUE(same_seconds(scatter_chain(growing, 4, 100), 18.48e-6 + 0.6e-6));
+}
+
 // Shared fan-out (docs/MODELS.md): the eager messages a node sends one after the other share its
 // link, so the first child also waits for its later siblings' messages, each g_p(j) x the smaller
 // of the two messages' sigma.
