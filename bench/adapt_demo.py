@@ -129,8 +129,10 @@ def settle(logdir):
 
 
 def forced_runs(args, program, model, names, work, log):
-    """Per shape, the total of each algorithm forced (adapt off). The model only sets the logged
-    predictions, not what runs, so one set of forced runs serves both models."""
+    """Per shape, the total of each algorithm forced (adapt off), run once with the calibrated
+    model. The model also sets a segmented algorithm's segment (and the windowed All-to-All's
+    window), so these are the algorithms as a correct model runs them: the best fixed algorithm
+    is the same for both models, and a wrong model's own segment can be slower than it."""
     forced = {shape: {} for shape, _, _ in SHAPES}
     for i in range(max(len(v) for v in names.values())):
         env = {"COLLSEL_ADAPT": "off"}

@@ -114,7 +114,8 @@ double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint6
   // o_s + o_r at least (the forwarding gap).
   const double pair = seg.count >= 2.0 ? p.pair_share(seg.size) * gp(p, seg.size) : 0.0;
   const double spacing = P >= 3 ? p.forwarding_gap_s(seg.size) : p.pipeline_gap_s(seg.size);
-  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) + pair * (P - 2);
+  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
+         pair * (P - 2);
 }
 
 double bcast_binary(const Params& p, int P, std::uint64_t m) {
