@@ -384,8 +384,11 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
       for (std::size_t i = 0; i < other.size(); ++i) {
         auto& point = result->table[i];
         const double gp = point.posted_gap_s;
-        point.fanout_share = gp > 0.0 ? std::clamp(other[i] / gp, 0.0, 1.0) : 0.0;
-        point.pair_share = gp > 0.0 ? std::clamp(same[i] / gp, 0.0, 1.0) : 0.0;
+        const auto share = [gp](double delay) {
+          return gp > 0.0 ? std::clamp(delay / gp, 0.0, 1.0) : 0.0;
+        };
+        point.fanout_share = share(other[i]);
+        point.pair_share = share(same[i]);
       }
       result->fanout_shares = true;
       result->pair_shares = true;

@@ -112,41 +112,34 @@ void read_plogp(Reader& r, const toml::table& t, plogp::Params& p,
   // Optional columns, one value per size when present: the measured columns of
   // kMeasuredColumns, each setting its flag (files written before them have none; a share above
   // 1 is reported here, with its line), and the spreads of the values they qualify.
-  struct Optional {
-    std::string_view key;
-    double plogp::SizePoint::*field;
-    bool plogp::Params::*measured;  // nullptr: a spread, no flag
-    bool fraction;
+  const auto read_column = [&](std::string_view key, double plogp::SizePoint::*field,
+                               bool fraction) {
+    if (t.get(key) == nullptr) return false;
+    const auto values = read_times(r, s, key);
+    if (!values.ok || !same_lengths(r, s.where, sizes, {{key, &values}})) return false;
+    if (fraction) {
+      const auto above = std::find_if(values.values.begin(), values.values.end(),
+                                      [](double v) { return v > 1.0; });
+      if (above != values.values.end()) {
+        r.error(values.line,
+                fmt::format("{} {} is {} at {} bytes, but it is a fraction", key, s.where, *above,
+                            sizes.values[static_cast<std::size_t>(above - values.values.begin())]),
+                or_regenerate("give values between 0 and 1"));
+        return false;
+      }
+    }
+    for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*field = values.values[i];
+    return true;
   };
-  std::vector<Optional> optional_columns;
   for (const MeasuredColumn& c : kMeasuredColumns) {
-    optional_columns.push_back({c.key, c.field, c.measured, c.fraction});
+    if (read_column(c.key, c.field, c.fraction)) p.*c.measured = true;
   }
   for (const auto& [key, field] :
        {std::pair{"gap_spread", &plogp::SizePoint::gap_spread},
         std::pair{"send_overhead_spread", &plogp::SizePoint::send_overhead_spread},
         std::pair{"recv_overhead_spread", &plogp::SizePoint::recv_overhead_spread},
         std::pair{"posted_gap_spread", &plogp::SizePoint::posted_gap_spread}}) {
-    optional_columns.push_back({key, field, nullptr, false});
-  }
-  for (const Optional& c : optional_columns) {
-    if (t.get(c.key) == nullptr) continue;
-    const auto values = read_times(r, s, c.key);
-    if (!values.ok || !same_lengths(r, s.where, sizes, {{c.key, &values}})) continue;
-    if (c.fraction) {
-      const auto above = std::find_if(values.values.begin(), values.values.end(),
-                                      [](double v) { return v > 1.0; });
-      if (above != values.values.end()) {
-        r.error(values.line,
-                fmt::format("{} {} is {} at {} bytes, but it is a fraction", c.key, s.where,
-                            *above, sizes.values[static_cast<std::size_t>(
-                                        above - values.values.begin())]),
-                or_regenerate("give values between 0 and 1"));
-        continue;
-      }
-    }
-    for (std::size_t i = 0; i < values.values.size(); ++i) p.table[i].*c.field = values.values[i];
-    if (c.measured != nullptr) p.*c.measured = true;
+    read_column(key, field, false);
   }
 }
 

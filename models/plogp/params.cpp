@@ -79,6 +79,12 @@ std::optional<std::string> bad_point(const SizePoint& x) {
   return std::nullopt;
 }
 
+// A share column at m: interpolated like the times, but a fraction, never extrapolated past 1;
+// 0 when not measured.
+double share_at(const Params& p, bool measured, std::uint64_t m, Field f) {
+  return measured ? std::clamp(value_at(p, m, f), 0.0, 1.0) : 0.0;
+}
+
 }  // namespace
 
 double Params::gap_s(std::uint64_t m) const { return value_at(*this, m, &SizePoint::gap_s); }
@@ -94,8 +100,7 @@ double Params::posted_latency_s() const {
 }
 
 double Params::fanout_share(std::uint64_t m) const {
-  // Interpolated like the times, but a fraction: never extrapolated past 1.
-  return fanout_shares ? std::clamp(value_at(*this, m, &SizePoint::fanout_share), 0.0, 1.0) : 0.0;
+  return share_at(*this, fanout_shares, m, &SizePoint::fanout_share);
 }
 
 double Params::pipeline_gap_s(std::uint64_t m) const {
@@ -117,7 +122,7 @@ double Params::pipeline_latency_s(std::uint64_t m) const {
 }
 
 double Params::pair_share(std::uint64_t m) const {
-  return pair_shares ? std::clamp(value_at(*this, m, &SizePoint::pair_share), 0.0, 1.0) : 0.0;
+  return share_at(*this, pair_shares, m, &SizePoint::pair_share);
 }
 
 double Params::send_overhead_s(std::uint64_t m) const {
