@@ -1,5 +1,6 @@
 #include "models/plogp/bcast.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include "models/plogp/scatter.hpp"
@@ -53,10 +54,14 @@ double handshake(const Params& p) { return 2.0 * p.gap_s(1) + 3.0 * p.latency_s;
 // message copied into a buffer) its k messages share the link, and the first child, root of the
 // largest subtree, waits sigma (k - 1) times a child's message more than seed 001's formula
 // charges. Along the critical path (k = floor(log2 P), ..., 1) that adds sigma k (k - 1) / 2
-// such messages. A pipeline's segments are all in flight together too, so a child's message is
-// all its segments (segments_to_one), at the segment's sigma. A binary node's two children
-// already both cost 2 g(m) per level, and flat and chain have no first child to delay, so only
-// the three binomial trees change; sigma = 0 (no column) is seed 001's formula.
+// such messages. A pipeline's segments are in flight together too, but never more than two per
+// child (each receiver keeps two receives posted, selector/bcast/tree_engine.cpp, and SMPI starts
+// a transfer once its receive is posted), so a child's message is its first two segments
+// (segments_to_one of at most two), at the segment's sigma: charging all its segments
+// over-predicted 64 KiB in 8 segments on simulated fast-ethernet at 1 per node by 84-123 %,
+// charging one segment under-predicted by 21-26 % (docs/BENCHMARKS.md, "At scale"). A binary
+// node's two children already both cost 2 g(m) per level, and flat and chain have no first child
+// to delay, so only the three binomial trees change; sigma = 0 (no column) is seed 001's formula.
 double shared_fanout(const Params& p, int P, std::uint64_t unit, double per_child_s) {
   const double sigma = p.fanout_share(unit);
   if (sigma <= 0.0) return 0.0;
@@ -144,8 +149,9 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
   if (nothing_sent(P, m)) return 0.0;
   const auto P64 = static_cast<std::uint64_t>(P);
   const Segments seg = split(m, s);
+  const Segments in_flight{seg.size, std::min(seg.count, 2.0)};
   return floor_log2(P64) * segments_to_one(p, seg) + ceil_log2(P64) * Lp(p, seg.size) +
-         shared_fanout(p, P, seg.size, segments_to_one(p, seg));
+         shared_fanout(p, P, seg.size, segments_to_one(p, in_flight));
 }
 
 double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
