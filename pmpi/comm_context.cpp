@@ -146,13 +146,17 @@ std::optional<LearnedShape> ShapeState::learned(const CallShape& shape) const {
   }
   LearnedShape l;
   l.shape = shape;
+  const auto label = [](const Choice& c) {
+    return learned_label(c.name, c.moved_segment ? std::optional(c.params.segment_bytes)
+                                                 : std::nullopt);
+  };
   l.model_choice = std::string(ranking.front().name);
-  l.chosen = std::string(ranking[chosen].name);
+  l.chosen = label(ranking[chosen]);
   l.calls = o.calls;
   l.explore_calls = o.explore_calls;
   for (std::size_t i = 0; i < ranking.size() && i < o.measured_s.size(); ++i) {
     if (o.measured_s[i] == o.measured_s[i]) {  // not NaN: measured in this run
-      l.measured_s.emplace_back(std::string(ranking[i].name), o.measured_s[i]);
+      l.measured_s.emplace_back(label(ranking[i]), o.measured_s[i]);
     }
   }
   return l;

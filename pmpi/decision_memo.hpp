@@ -41,6 +41,7 @@ struct Choice {
   double predicted_s = 0.0;  // NaN when no model applies
   bool simulated = false;    // predicted by simulating the schedule on the placement
   std::string_view name = kNativeName;
+  bool moved_segment = false;  // a trial's segment, not the model's (named with it when learned)
 };
 
 // What one call shape's decision gives every communicator over the group.
@@ -49,6 +50,7 @@ struct Decided {
   // What a shape's [adapt] monitor is built from: the ranking's predictions (empty: the shape is
   // not monitored) and where it starts (a learned choice and its measured time), if anywhere.
   std::vector<double> monitor_predicted_s;
+  std::vector<int> monitor_variant_of;  // per ranking entry: AdaptPlan::variant_of()
   std::optional<std::pair<int, double>> monitor_start;
 };
 

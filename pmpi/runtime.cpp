@@ -341,7 +341,7 @@ struct Runtime::Impl {
     }
     if (!st.decided->monitor_predicted_s.empty()) {
       st.monitor.emplace(boot.config.adapt, st.decided->monitor_predicted_s,
-                         st.decided->monitor_start);
+                         st.decided->monitor_start, st.decided->monitor_variant_of);
       if (ctx.size() <= kAllExchangeRanks && boot.config.adapt.agree_lag_s > 0.0) {
         st.deferred = std::make_unique<DeferredAgreement>();
       }
@@ -362,8 +362,9 @@ struct Runtime::Impl {
     auto out = std::make_shared<Decided>();
     out->ranking.push_back(
         {winner_row<Call>(d), d.params(), d.rung, d.predicted_s(), d.simulated(), d.algorithm()});
-    std::vector<int> ranking = adapt_ranking(d, boot.config.adapt);
-    if (!ranking.empty()) add_runners_up<Call>(*out, d, std::move(ranking), shape);
+    const LearnedShape* learned = boot.learned ? boot.learned->find(shape) : nullptr;
+    add_runners_up<Call>(*out, plan_adapt(shape, d, boot.config.adapt, models,
+                                          boot.config.policy, placement, learned));
     return out;
   }
 
@@ -412,29 +413,20 @@ struct Runtime::Impl {
   }
 
   // The runners-up the monitor may try, and where it starts: the learned table's choice for this
-  // shape when there is one (every rank parsed the same table), else the model's.
+  // shape when there is one (every rank parsed the same table), else the model's (plan_adapt).
   template <class Call>
-  void add_runners_up(Decided& st, const Decision& d, std::vector<int> ranking,
-                      const CallShape& shape) {
-    std::optional<std::pair<int, double>> start;
-    if (const LearnedShape* l = boot.learned ? boot.learned->find(shape) : nullptr) {
-      for (int i = 0; i < static_cast<int>(d.table.size()); ++i) {
-        const CostEntry& e = d.table[static_cast<std::size_t>(i)];
-        if (e.name != l->chosen || e.not_applicable) continue;
-        auto at = std::find(ranking.begin(), ranking.end(), i);
-        if (at == ranking.end()) at = ranking.insert(ranking.end(), i);
-        start = {static_cast<int>(at - ranking.begin()), *l->measured(l->chosen)};
-      }
-    }
+  void add_runners_up(Decided& st, const AdaptPlan& plan) {
+    if (plan.ranking.empty()) return;
     const auto rows = registry<Call>();
-    for (int i : ranking) {
-      const CostEntry& e = d.table[static_cast<std::size_t>(i)];
-      st.monitor_predicted_s.push_back(e.predicted_s);
-      if (i == d.winner) continue;
-      st.ranking.push_back({&rows[static_cast<std::size_t>(i)], e.params, d.rung, e.predicted_s,
-                            e.simulated, e.name});
+    for (std::size_t r = 1; r < plan.ranking.size(); ++r) {
+      const RankedEntry& e = plan.ranking[r];
+      st.ranking.push_back({&rows[static_cast<std::size_t>(e.table_index)], e.cost.params,
+                            st.ranking.front().rung, e.cost.predicted_s, e.cost.simulated,
+                            e.cost.name, e.moved_segment});
     }
-    st.monitor_start = start;
+    st.monitor_predicted_s = plan.predicted_s();
+    st.monitor_variant_of = plan.variant_of();
+    st.monitor_start = plan.start;
   }
 
   // The one path of every collective. `local_ok` checks what can be checked without the

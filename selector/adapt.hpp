@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "selector/decide.hpp"
+#include "selector/learned.hpp"
 
 namespace collsel {
 
@@ -71,9 +72,23 @@ struct AdaptSettings {
   // checkpoint's agreement, which judges the model's choice, and a trial's, which decide the very
   // next call, are always immediate.
   double agree_lag_s = 0.25;
+  // After its runners-up, the kept algorithm, when segmented, its segment not fixed by the user
+  // ([override] segment_bytes), and the model found wrong on the shape (the exploring started
+  // from a departure, or the kept algorithm's measured time departs from its own prediction), is
+  // tried at 4x and 1/4 of the model's segment, under the same trial rules. A model wrong about
+  // the network is wrong about the segment too: on the simulated gige cluster with the gaps / 3,
+  // exploring found chain_segmented but kept the wrong model's 1536-byte segments, 1.74 ms a
+  // call where 5960-byte ones take 0.87 ms.
+  bool try_segments = true;
   // A learned table to start from (empty: none), written by an earlier run's finalize.
   std::string learned_path;
 };
+
+// The segments a trial may move a segmented algorithm's `segment` (0: the whole message) to: 4x
+// and 1/4 of it, rounded up to a multiple of unit_bytes (0 is taken as 1), kept when they cut
+// `bytes` into 2 to kMaxSimulatedMessages segments and differ from `segment`. Largest first.
+std::vector<std::uint64_t> segment_variants(std::uint64_t bytes, std::uint64_t segment,
+                                            std::uint64_t unit_bytes);
 
 // The longest a checkpoint's agreement is held back, in calls of the shape.
 inline constexpr int kMaxAgreeLagCalls = 64;
@@ -86,6 +101,37 @@ inline constexpr std::array<std::uint64_t, 3> kAdaptCheckpoints = {8, 64, 512};
 // winner) in ascending prediction, at most max_candidates of them. Empty when the decision is not
 // a model's (an override, a disabled collective, native): what the user fixed is not second-guessed.
 std::vector<int> adapt_ranking(const Decision& d, const AdaptSettings& settings);
+
+// One entry of a monitored shape's ranking: a row of decide()'s table, at the parameters it runs
+// with.
+struct RankedEntry {
+  int table_index = -1;  // into decide()'s table (registry order)
+  CostEntry cost;        // its prediction and parameters; a segment variant's at its own segment
+  int variant_of = -1;   // a segment variant: the ranking index of the entry whose segment it moves
+  bool moved_segment = false;  // runs another segment than the model's (a variant, or learned)
+  // Its name in the learned table: the algorithm, with a variant's segment (learned.hpp).
+  [[nodiscard]] std::string label() const;
+};
+
+// What a shape's monitor is built from.
+struct AdaptPlan {
+  std::vector<RankedEntry> ranking;  // empty: the shape is not monitored
+  // The ranking index to run first and its reference time: a learned choice and its measured mean.
+  std::optional<std::pair<int, double>> start;
+
+  [[nodiscard]] std::vector<double> predicted_s() const;
+  [[nodiscard]] std::vector<int> variant_of() const;
+};
+
+// adapt_ranking()'s entries; in explore mode with try_segments, each segmented one's
+// segment_variants() predicted by predict_at_segment() (unless the user fixed the segment); and
+// where `learned` (this shape's learned entry, if any) chose an applicable entry, that entry as
+// the start (appended when the ranking lacks it). Pure: equal inputs give equal plans on every
+// rank.
+AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSettings& settings,
+                     const ModelSet& models, const Policy& policy,
+                     const models::contention::Placement* placement,
+                     const LearnedShape* learned);
 
 // What the ranks agree on at a checkpoint: each rank's mean per call over its window and that
 // mean's relative standard error (0 below two samples), each reduced with MAX.
@@ -116,8 +162,11 @@ class ShapeMonitor {
   // ascending prediction (only those the settings allow are kept). `start` is the ranking index to
   // run first (a learned choice) with its reference time (the learned measured mean), or nothing:
   // the model's choice against its prediction.
+  // `variant_of` (empty: none) marks the segment variants (AdaptPlan::variant_of()): they are
+  // tried only after the other runners-up, and only those of the entry then kept.
   ShapeMonitor(const AdaptSettings& settings, std::vector<double> predicted_s,
-               std::optional<std::pair<int, double>> start = std::nullopt);
+               std::optional<std::pair<int, double>> start = std::nullopt,
+               std::vector<int> variant_of = {});
 
   [[nodiscard]] AdaptStep step() const { return {current_, phase_ == Phase::exploring}; }
   // After the call: its local duration. True when every rank must now reduce local_value() with
@@ -150,14 +199,22 @@ class ShapeMonitor {
   [[nodiscard]] double gain_of(int i) const;
   [[nodiscard]] double noise_of(int i) const;
   [[nodiscard]] bool clearly_better(int i) const;
+  // An agreed mean (and its relative standard error) is slower than `reference_s` by more than
+  // the threshold, beyond its noise.
+  [[nodiscard]] bool departs_from(double mean_s, double rel_se, double reference_s) const;
   // The fastest agreed time per call so far: the incumbent's, or an accepted runner-up's.
   [[nodiscard]] double best_known_s() const;
-  // Ranking entry i is predicted within tie_margin of the incumbent.
+  // Ranking entry i is a segment variant (of `of`, or of any entry when of < 0).
+  [[nodiscard]] bool is_variant(int i, int of = -1) const;
+  // Ranking entry i is predicted within tie_margin of the incumbent (never a variant).
   [[nodiscard]] bool is_tie(int i) const;
   [[nodiscard]] bool has_ties() const;
 
   AdaptSettings settings_;
   std::vector<double> predicted_;
+  std::vector<int> variant_of_;
+  bool segments_tried_ = false;  // the kept entry's segment variants had their trials
+  bool model_departed_ = false;  // exploring because the measurement departed from the model
   Phase phase_ = Phase::monitoring;
   int current_ = 0;
   int incumbent_ = 0;

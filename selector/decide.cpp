@@ -310,4 +310,21 @@ Decision decide(const CallShape& shape, const ModelSet& models, const Policy& po
   return decide(shape, catalog(shape.coll), models, policy, placement);
 }
 
+CostEntry predict_at_segment(const CallShape& shape, int table_index, const ModelSet& models,
+                             const Policy& policy, std::uint64_t segment_bytes,
+                             const models::contention::Placement* placement) {
+  const std::span<const AlgorithmView> all = catalog(shape.coll);
+  const auto at = static_cast<std::size_t>(table_index);
+  if (table_index < 0 || at >= all.size()) {
+    CostEntry none;
+    none.not_applicable = "no such algorithm";
+    none.predicted_s = kNaN;
+    return none;
+  }
+  Policy fixed = policy;
+  fixed.segment_bytes = segment_bytes;
+  const models::ModelFile* model = models.calibrated ? models.calibrated : models.fallback;
+  return cost_table(shape, all.subspan(at, 1), model, fixed, placement).front();
+}
+
 }  // namespace collsel

@@ -100,4 +100,12 @@ Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithm
 Decision decide(const CallShape& shape, const ModelSet& models, const Policy& policy,
                 const models::contention::Placement* placement = nullptr);
 
+// One algorithm of the registry (`table_index` into catalog(shape.coll)) predicted as decide()
+// predicts it with `segment_bytes` fixed by the user: the closed form at that segment, or its
+// schedule's simulation under the same conditions. What a trial of another segment of the model's
+// choice (selector/adapt.hpp) is held against.
+CostEntry predict_at_segment(const CallShape& shape, int table_index, const ModelSet& models,
+                             const Policy& policy, std::uint64_t segment_bytes,
+                             const models::contention::Placement* placement = nullptr);
+
 }  // namespace collsel

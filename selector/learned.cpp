@@ -1,6 +1,7 @@
 #include "selector/learned.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -47,9 +48,10 @@ ShapeRead read_shape(const toml::table& t) {
   s.shape.root = static_cast<int>(*root);
   for (auto [key, target] : {std::pair{"model_choice", &s.model_choice}, {"chosen", &s.chosen}}) {
     const auto name = t[key].value<std::string>();
-    if (!name || find_algorithm(*coll, *name) == nullptr) {
-      return fail(fmt::format("{} must name an algorithm of {} ({})", key, *coll_name,
-                              algorithm_names(*coll)));
+    if (!name || !parse_learned_label(*coll, *name)) {
+      return fail(fmt::format("{} must name an algorithm of {} ({}), a segmented one possibly "
+                              "with @SEGMENT_BYTES",
+                              key, *coll_name, algorithm_names(*coll)));
     }
     *target = *name;
   }
@@ -64,7 +66,7 @@ ShapeRead read_shape(const toml::table& t) {
   if (measured == nullptr) return fail("measured_s must be a table of algorithm = seconds");
   for (const auto& [key, node] : *measured) {
     const auto seconds = node.value<double>();
-    if (find_algorithm(*coll, key.str()) == nullptr || !seconds || !(*seconds >= 0.0)) {
+    if (!parse_learned_label(*coll, key.str()) || !seconds || !(*seconds >= 0.0)) {
       return fail(fmt::format("measured_s: '{}' must be an algorithm of {} with seconds >= 0",
                               key.str(), *coll_name));
     }
@@ -90,6 +92,27 @@ std::string quoted(std::string_view text) {
 }
 
 }  // namespace
+
+std::string learned_label(std::string_view algorithm, std::optional<std::uint64_t> segment_bytes) {
+  return segment_bytes ? fmt::format("{}@{}", algorithm, *segment_bytes) : std::string(algorithm);
+}
+
+std::optional<LearnedLabel> parse_learned_label(Collective coll, std::string_view label) {
+  LearnedLabel out;
+  const std::size_t at = label.find('@');
+  out.algorithm = std::string(label.substr(0, at));
+  const AlgorithmView* a = find_algorithm(coll, out.algorithm);
+  if (a == nullptr) return std::nullopt;
+  if (at == std::string_view::npos) return out;
+  const std::string_view digits = label.substr(at + 1);
+  std::uint64_t bytes = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bytes);
+  if (!a->segmented || ec != std::errc{} || end != digits.data() + digits.size() || bytes == 0) {
+    return std::nullopt;
+  }
+  out.segment_bytes = bytes;
+  return out;
+}
 
 std::optional<double> LearnedShape::measured(std::string_view algorithm) const {
   for (const auto& [name, seconds] : measured_s) {
@@ -143,8 +166,10 @@ LearnedLoad parse_learned(std::string_view text, std::string_view source,
   }
   const toml::table& root = *parsed;
   const auto version = root["format_version"].value<std::int64_t>();
-  if (!version || *version != kLearnedFormatVersion) {
-    return unusable(line_of(root), fmt::format("format_version must be {}", kLearnedFormatVersion),
+  // Format 1 is format 2 without segment labels: read alike.
+  if (!version || *version < 1 || *version > kLearnedFormatVersion) {
+    return unusable(line_of(root),
+                    fmt::format("format_version must be 1 to {}", kLearnedFormatVersion),
                     "regenerate the file with this collsel");
   }
   LearnedTable table;

@@ -16,6 +16,10 @@
 //   explore_calls = 12                  # trial calls of runners-up
 //   measured_s = { "bcast.chain_segmented" = 0.0021, "bcast.binomial_segmented" = 0.0011 }
 //                                       # agreed mean per call (max over ranks), per algorithm
+//
+// An algorithm tried at another segment than the model's (selector/adapt.hpp, try_segments) is
+// named with that segment in bytes: "bcast.chain_segmented@6144", in `chosen` and `measured_s`.
+// Format 1 (before 2026-11-27) had no such names and is still read.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +34,17 @@
 
 namespace collsel {
 
-inline constexpr int kLearnedFormatVersion = 1;
+inline constexpr int kLearnedFormatVersion = 2;
+
+// An entry's name in the table: the algorithm, and the segment when a trial moved it.
+struct LearnedLabel {
+  std::string algorithm;
+  std::optional<std::uint64_t> segment_bytes;
+};
+std::string learned_label(std::string_view algorithm, std::optional<std::uint64_t> segment_bytes);
+// Nothing unless `label` names an algorithm of `coll`, with a segment only for a segmented one
+// and then a positive integer.
+std::optional<LearnedLabel> parse_learned_label(Collective coll, std::string_view label);
 
 struct LearnedShape {
   CallShape shape;

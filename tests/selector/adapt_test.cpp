@@ -2,12 +2,19 @@
 // keeps. Timings are fed in, so every case is exact.
 #include "selector/adapt.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "conf/embedded.hpp"
+#include "models/model_file.hpp"
 
 namespace collsel {
 namespace {
@@ -442,6 +449,187 @@ TEST(AdaptRanking, NeverSecondGuessesAnOverrideOrNative) {
   EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{0}));
   s.mode = AdaptMode::off;
   EXPECT_TRUE(adapt_ranking(d, s).empty());
+}
+
+TEST(SegmentVariants, FourTimesAndAQuarterOfTheSegmentWithinTheMessage) {
+  // The wrong model's 1536-byte segments of a 64 KiB Bcast (docs/BENCHMARKS.md): 6144 and 384.
+  EXPECT_EQ(segment_variants(65536, 1536, 8), (std::vector<std::uint64_t>{6144, 384}));
+  // One segment (0 or the whole message): only the quarter; 4x would not cut the message.
+  EXPECT_EQ(segment_variants(65536, 0, 8), (std::vector<std::uint64_t>{16384}));
+  EXPECT_EQ(segment_variants(65536, 65536, 8), (std::vector<std::uint64_t>{16384}));
+  EXPECT_EQ(segment_variants(65536, 32768, 8), (std::vector<std::uint64_t>{8192}));
+  // Multiples of the unit (24 bytes: 4000 -> 4008, 250 -> 264).
+  EXPECT_EQ(segment_variants(65536, 1000, 24), (std::vector<std::uint64_t>{4008, 264}));
+  // A quarter that rounds up to the segment itself is no variant; nor are segments past the cap.
+  EXPECT_EQ(segment_variants(65536, 8, 8), (std::vector<std::uint64_t>{32}));
+  EXPECT_TRUE(segment_variants(std::uint64_t{1} << 30, 1024, 8).empty());
+  EXPECT_TRUE(segment_variants(0, 0, 8).empty());
+}
+
+// A ranking of the model's choice (0), a runner-up (1) and the choice's two segment variants
+// (2, 3), as plan_adapt() builds it.
+TEST(ShapeMonitor, TriesTheKeptEntrysSegmentsAfterTheRunnersUp) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.3, 1.4}, std::nullopt, {-1, -1, 0, 0});
+  Driver d{m, std::vector<double>{2.0, 3.0, 2.1, 0.5}};
+  d.calls(8);   // 2.0 against 1.0 predicted: departs
+  d.calls(1);   // runner-up 1: its first call, 3.0, is within 2x of 2.0: kept on
+  d.calls(3);   // ... and slower: not accepted
+  d.calls(4);   // variant 2: 2.1, slower
+  d.calls(4);   // variant 3: 0.5, clearly faster
+  d.calls(10);
+  const std::vector<int> expected = [] {
+    std::vector<int> e(8, 0);
+    e.insert(e.end(), 4, 1);
+    e.insert(e.end(), 4, 2);
+    e.insert(e.end(), 4, 3);
+    e.insert(e.end(), 10, 3);
+    return e;
+  }();
+  EXPECT_EQ(d.ran, expected);
+  EXPECT_EQ(m.outcome().chosen, 3);
+  EXPECT_EQ(m.outcome().explore_calls, 12u);
+}
+
+TEST(ShapeMonitor, TriesOnlyTheVariantsOfTheEntryItKeeps) {
+  // Variants 2 of the model's choice, 3 of runner-up 1; runner-up 1 wins its trial, and departs
+  // from its own prediction (1.0 against 0.5).
+  ShapeMonitor m(explore_settings(), {1.0, 0.5, 1.3, 1.3}, std::nullopt, {-1, -1, 0, 1});
+  Driver d{m, std::vector<double>{2.0, 1.0, 0.1, 0.9}};
+  d.calls(8 + 4 + 4 + 5);
+  for (std::size_t i = 0; i < d.ran.size(); ++i) EXPECT_NE(d.ran[i], 2) << "call " << i;
+  // 0.9 against 1.0 is a 10 % gain: not more than the hysteresis, and exact (no noise).
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_EQ(m.outcome().explore_calls, 8u);
+}
+
+TEST(ShapeMonitor, AfterADepartureTheKeptEntrysSegmentIsTriedEvenWhenItRunsAsPredicted) {
+  // The model's choice departs (2.0 against 1.0); runner-up 1 wins its trial at 1.2, as
+  // predicted (1.3), but by the same model that chose its segment.
+  ShapeMonitor m(explore_settings(), {1.0, 1.3, 1.3}, std::nullopt, {-1, -1, 1});
+  Driver d{m, std::vector<double>{2.0, 1.2, 0.1}};
+  d.calls(100);
+  EXPECT_EQ(m.outcome().chosen, 2);
+  EXPECT_EQ(m.outcome().explore_calls, 8u);
+}
+
+TEST(ShapeMonitor, AfterATiesTrialAKeptEntryThatRunsAsPredictedKeepsItsSegment) {
+  // The model's choice runs as predicted; its tie 1 (1.1) measures 0.8, 20 % faster, and runs
+  // faster than predicted: the model holds there, and 1's variant (faster still) is not tried.
+  ShapeMonitor m(explore_settings(), {1.0, 1.1, 1.3}, std::nullopt, {-1, -1, 1});
+  Driver d{m, std::vector<double>{1.0, 0.8, 0.1}};
+  d.calls(100);
+  for (int c : d.ran) EXPECT_NE(c, 2);
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_EQ(m.outcome().explore_calls, 4u);
+  // The same tie running 2x slower than its prediction (2.2 against 1.1) but faster than the
+  // choice (3.0 against 2.5 predicted, within the threshold): its segments are tried.
+  ShapeMonitor slow(explore_settings(), {2.5, 1.1, 1.3}, std::nullopt, {-1, -1, 1});
+  Driver s{slow, std::vector<double>{3.0, 2.2, 0.1}};
+  s.calls(100);
+  EXPECT_EQ(slow.outcome().chosen, 2);
+}
+
+TEST(ShapeMonitor, AVariantIsNeverATieAndExploresNothingByItself) {
+  // The variant is predicted 1 % from the choice, which runs as predicted: no trial at all.
+  ShapeMonitor m(explore_settings(), {1.0, 1.01}, std::nullopt, {-1, 0});
+  Driver d{m, std::vector<double>{1.0, 0.1}};
+  d.calls(100);
+  for (int c : d.ran) EXPECT_EQ(c, 0);
+  EXPECT_FALSE(m.outcome().explored);
+}
+
+TEST(ShapeMonitor, ADepartingChoiceWithoutRunnersUpTriesItsSegments) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.5}, std::nullopt, {-1, 0});
+  Driver d{m, std::vector<double>{2.0, 1.0}};
+  d.calls(8 + 4 + 2);
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_EQ(d.ran.back(), 1);
+}
+
+// The registry's segmented broadcasts under the embedded default model (closed forms).
+std::optional<models::ModelFile> embedded_model() {
+  models::ModelLoad load =
+      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
+  return load.model;
+}
+
+TEST(PlanAdapt, AddsEachSegmentedEntrysVariantsPredictedAtTheirSegment) {
+  const std::optional<models::ModelFile> model = embedded_model();
+  ASSERT_TRUE(model.has_value());
+  const CallShape shape{Collective::bcast, 16, 1 << 20, 0};
+  const ModelSet models{nullptr, &*model};
+  AdaptSettings s = explore_settings();
+  s.candidate_factor = 1e6;  // every applicable algorithm, so that segmented ones are ranked
+  s.max_candidates = 16;
+  const Decision d = decide(shape, models, Policy{}, nullptr);
+  const AdaptPlan plan = plan_adapt(shape, d, s, models, Policy{}, nullptr, nullptr);
+  const std::vector<int> ranking = adapt_ranking(d, s);
+  ASSERT_GT(plan.ranking.size(), ranking.size());
+  int variants = 0;
+  for (std::size_t r = 0; r < plan.ranking.size(); ++r) {
+    const RankedEntry& e = plan.ranking[r];
+    if (r < ranking.size()) {
+      EXPECT_EQ(e.table_index, ranking[r]);
+      EXPECT_EQ(e.variant_of, -1);
+      EXPECT_EQ(e.label(), e.cost.name);
+      continue;
+    }
+    ++variants;
+    ASSERT_GE(e.variant_of, 0);
+    const RankedEntry& base = plan.ranking[static_cast<std::size_t>(e.variant_of)];
+    EXPECT_EQ(e.table_index, base.table_index);
+    EXPECT_TRUE(catalog(Collective::bcast)[static_cast<std::size_t>(e.table_index)].segmented);
+    const std::vector<std::uint64_t> sizes =
+        segment_variants(shape.bytes, base.cost.params.segment_bytes, 8);
+    EXPECT_NE(std::find(sizes.begin(), sizes.end(), e.cost.params.segment_bytes), sizes.end());
+    // As decide() predicts the algorithm with the user fixing that segment.
+    Policy fixed;
+    fixed.segment_bytes = e.cost.params.segment_bytes;
+    const Decision at = decide(shape, models, fixed, nullptr);
+    EXPECT_DOUBLE_EQ(e.cost.predicted_s,
+                     at.table[static_cast<std::size_t>(e.table_index)].predicted_s);
+    EXPECT_EQ(e.label(), fmt::format("{}@{}", e.cost.name, e.cost.params.segment_bytes));
+  }
+  EXPECT_GE(variants, 2);
+  EXPECT_EQ(plan.variant_of().size(), plan.ranking.size());
+
+  // None when the user fixed the segment, or turned the trials off.
+  Policy fixed;
+  fixed.segment_bytes = 8192;
+  const Decision dfixed = decide(shape, models, fixed, nullptr);
+  EXPECT_EQ(plan_adapt(shape, dfixed, s, models, fixed, nullptr, nullptr).ranking.size(),
+            ranking.size());
+  s.try_segments = false;
+  EXPECT_EQ(plan_adapt(shape, d, s, models, Policy{}, nullptr, nullptr).ranking.size(),
+            ranking.size());
+}
+
+TEST(PlanAdapt, StartsFromALearnedSegment) {
+  const std::optional<models::ModelFile> model = embedded_model();
+  ASSERT_TRUE(model.has_value());
+  const CallShape shape{Collective::bcast, 16, 1 << 20, 0};
+  const ModelSet models{nullptr, &*model};
+  AdaptSettings s;  // monitor mode: no runners-up, no variants
+  const Decision d = decide(shape, models, Policy{}, nullptr);
+  LearnedShape l;
+  l.shape = shape;
+  l.model_choice = std::string(d.algorithm());
+  l.chosen = "bcast.chain_segmented@4096";
+  l.measured_s = {{l.chosen, 0.25}};
+  const AdaptPlan plan = plan_adapt(shape, d, s, models, Policy{}, nullptr, &l);
+  ASSERT_EQ(plan.ranking.size(), 2u);
+  ASSERT_TRUE(plan.start.has_value());
+  EXPECT_EQ(plan.start->first, 1);
+  EXPECT_DOUBLE_EQ(plan.start->second, 0.25);
+  EXPECT_EQ(plan.ranking[1].cost.params.segment_bytes, 4096u);
+  EXPECT_EQ(plan.ranking[1].variant_of, -1);  // a start, not a variant to try
+  EXPECT_EQ(plan.ranking[1].label(), l.chosen);
+  // A learned segment the user has since fixed otherwise: the model decides.
+  Policy fixed;
+  fixed.segment_bytes = 8192;
+  EXPECT_FALSE(plan_adapt(shape, decide(shape, models, fixed, nullptr), s, models, fixed,
+                          nullptr, &l)
+                   .start.has_value());
 }
 
 }  // namespace

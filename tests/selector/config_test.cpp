@@ -153,6 +153,7 @@ max_trial_calls = 30
 abandon_factor = 4.0
 tie_margin = 0.3
 agree_lag_s = 1.5
+try_segments = false
 learned = "runs/learned.toml"
 )",
                                        "/etc/collsel/collsel.toml");
@@ -169,15 +170,17 @@ learned = "runs/learned.toml"
   EXPECT_EQ(a.abandon_factor, 4.0);
   EXPECT_EQ(a.tie_margin, 0.3);
   EXPECT_EQ(a.agree_lag_s, 1.5);
+  EXPECT_FALSE(a.try_segments);
+  EXPECT_TRUE(AdaptSettings{}.try_segments);
   EXPECT_EQ(a.learned_path, "/etc/collsel/runs/learned.toml");
 }
 
 TEST(Config, BadAdaptValuesKeepTheirDefaults) {
   const ConfigLoad load = parse_config("[adapt]\nmode = \"learn\"\nthreshold = -1\n"
-                                       "trial_calls = 0\nagree_lag_s = 61\n",
+                                       "trial_calls = 0\nagree_lag_s = 61\ntry_segments = 1\n",
                                        "c.toml");
   const auto m = messages(load.diagnostics);
-  ASSERT_EQ(m.size(), 4u);
+  ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(m[0], "collsel: c.toml:2: unknown mode 'learn' in [adapt]; valid: off, monitor, "
                   "explore; using monitor");
   EXPECT_EQ(m[1], "collsel: c.toml:3: threshold in [adapt] must be a number from 0 to 1000000; "
@@ -186,6 +189,9 @@ TEST(Config, BadAdaptValuesKeepTheirDefaults) {
                   "write e.g. agree_lag_s = 0.25; using 0.25");
   EXPECT_EQ(m[3], "collsel: c.toml:4: trial_calls = 0 in [adapt] is out of range; use 1 to 100; "
                   "using 4");
+  EXPECT_EQ(m[4], "collsel: c.toml:6: try_segments in [adapt] must be a boolean; write e.g. "
+                  "try_segments = true");
+  EXPECT_TRUE(load.config.adapt.try_segments);
   EXPECT_EQ(load.config.adapt.mode, AdaptMode::monitor);
   EXPECT_EQ(load.config.adapt.agree_lag_s, AdaptSettings{}.agree_lag_s);
 }

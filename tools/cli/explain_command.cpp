@@ -155,6 +155,11 @@ int explain_learned(const std::string& path, const collsel::CallShape& shape) {
     fmt::print("  a run started from it runs {} (rung measured) instead of the model's choice\n"
                "  until its measured time departs from {} by more than [adapt] threshold\n",
                l->chosen, collsel::common::format_duration(*l->measured(l->chosen)));
+    const auto label = collsel::parse_learned_label(shape.coll, l->chosen);
+    if (label && label->segment_bytes) {
+      fmt::print("  ({}: {} cut into {}-byte segments, a trial's, not the model's)\n", l->chosen,
+                 label->algorithm, *label->segment_bytes);
+    }
   }
   return 0;
 }

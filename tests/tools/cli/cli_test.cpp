@@ -163,11 +163,30 @@ measured_s = { "bcast.chain_segmented" = 0.004, "bcast.binomial_segmented" = 0.0
                    table.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("no entry for this call shape"), std::string::npos) << r.out;
-  std::ofstream(table) << "format_version = 2\n";
+  // Format 2: a trial's segment in the name.
+  std::ofstream(table) << R"(format_version = 2
+model = "collsel default"
+[[shape]]
+coll = "bcast"
+comm_size = 16
+bytes = 65536
+root = 0
+model_choice = "bcast.chain_segmented"
+chosen = "bcast.chain_segmented@6144"
+calls = 200
+explore_calls = 8
+measured_s = { "bcast.chain_segmented" = 0.004, "bcast.chain_segmented@6144" = 0.001 }
+)";
+  r = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64k", "--learned",
+                   table.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("a run started from it runs bcast.chain_segmented@6144 (rung measured)"),
+            std::string::npos) << r.out;
+  std::ofstream(table) << "format_version = 3\n";
   r = run_collsel({"explain", "--coll", "bcast", "-P", "8", "-m", "64k", "--learned",
                    table.string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("format_version must be 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("format_version must be 1 to 2"), std::string::npos) << r.err;
 }
 
 TEST(Cli, VersionPrintsTheProjectVersion) {
