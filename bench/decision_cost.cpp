@@ -22,6 +22,7 @@
 #include "conf/embedded.hpp"
 #include "models/model_file.hpp"
 #include "pmpi/comm_context.hpp"
+#include "selector/adapt.hpp"
 #include "selector/decide.hpp"
 #include "selector/registry.hpp"
 
@@ -40,13 +41,12 @@ double median_ns_per_op(int iterations, F f) {
   return batches[batches.size() / 2];
 }
 
-double median_s(int repetitions, const collsel::CallShape& shape,
-                const collsel::ModelSet& models, const collsel::models::contention::Placement* p) {
+template <class F>
+double median_s(int repetitions, F f) {
   std::vector<double> t;
   for (int r = 0; r < repetitions; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    volatile const void* sink = collsel::decide(shape, models, {}, p).table.data();
-    (void)sink;
+    f();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(t.begin(), t.end());
@@ -60,7 +60,11 @@ int scale(const char* path) {
     return 2;
   }
   const collsel::ModelSet models{&*load.model, nullptr};
-  std::printf("P,ranks_per_node,coll,bytes,decide_s,simulated\n");
+  // What [adapt] mode = "explore" adds to a new shape's decision: plan_adapt()'s runners-up and
+  // their segment variants, each variant predicted (simulated at 8 per node) at its segment.
+  collsel::AdaptSettings explore;
+  explore.mode = collsel::AdaptMode::explore;
+  std::printf("P,ranks_per_node,coll,bytes,decide_s,simulated,explore_plan_s\n");
   for (int P : {16, 48, 64, 100, 256, 1024}) {
     for (int per_node : {1, 8}) {
       const auto placement = collsel::models::contention::make_placement(
@@ -70,14 +74,24 @@ int scale(const char* path) {
                                         {collsel::Collective::scatter, 16ull << 10},
                                         {collsel::Collective::alltoall, 1ull << 10}}) {
         const collsel::CallShape shape{coll, P, bytes, 0};
-        const bool simulated = collsel::decide(shape, models, {}, &placement).simulated();
+        const collsel::Decision d = collsel::decide(shape, models, {}, &placement);
+        const auto decide = [&] {
+          volatile const void* sink = collsel::decide(shape, models, {}, &placement).table.data();
+          (void)sink;
+        };
+        const auto plan = [&] {
+          volatile std::size_t sink =
+              collsel::plan_adapt(shape, d, explore, models, {}, &placement, nullptr)
+                  .ranking.size();
+          (void)sink;
+        };
         // Fewer repetitions where one decision takes long (simulated schedules at large P).
-        const double once = median_s(1, shape, models, &placement);
-        const int reps = once > 0.05 ? 3 : once > 1e-3 ? 11 : 101;
-        std::printf("%d,%d,%s,%llu,%.6g,%d\n", P, per_node,
+        const auto reps = [](double once) { return once > 0.05 ? 3 : once > 1e-3 ? 11 : 101; };
+        std::printf("%d,%d,%s,%llu,%.6g,%d,%.6g\n", P, per_node,
                     std::string(collsel::collective_name(coll)).c_str(),
                     static_cast<unsigned long long>(bytes),
-                    median_s(reps, shape, models, &placement), simulated ? 1 : 0);
+                    median_s(reps(median_s(1, decide)), decide), d.simulated() ? 1 : 0,
+                    median_s(reps(median_s(1, plan)), plan));
         std::fflush(stdout);
       }
     }
