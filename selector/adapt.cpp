@@ -95,7 +95,8 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
     plan.ranking.push_back({.table_index = i, .cost = d.table[static_cast<std::size_t>(i)]});
   }
   const std::span<const AlgorithmView> algorithms = catalog(shape.coll);
-  const auto segmented = [&](int i) {
+  // A segmented algorithm whose segment the user did not fix: a trial may move its segment.
+  const auto segment_free = [&](int i) {
     return static_cast<std::size_t>(i) < algorithms.size() &&
            algorithms[static_cast<std::size_t>(i)].segmented && !policy.segment_bytes;
   };
@@ -108,7 +109,7 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
     const auto entries = static_cast<int>(plan.ranking.size());
     for (int r = 0; r < entries; ++r) {
       const RankedEntry base = plan.ranking[static_cast<std::size_t>(r)];
-      if (!segmented(base.table_index)) continue;
+      if (!segment_free(base.table_index)) continue;
       for (std::uint64_t s : segment_variants(shape.bytes, base.cost.params.segment_bytes,
                                               policy.segment_unit_bytes)) {
         if (auto e = variant(base.table_index, s)) {
@@ -136,7 +137,7 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
     if (e.name != chosen->algorithm || e.not_applicable) continue;
     if (!chosen->segment_bytes) {
       plan.ranking.push_back({.table_index = i, .cost = e});
-    } else if (!segmented(i)) {
+    } else if (!segment_free(i)) {
       return plan;  // the user fixed the segment since: the model decides
     } else if (auto v = variant(i, *chosen->segment_bytes)) {
       plan.ranking.push_back({.table_index = i, .cost = std::move(*v), .moved_segment = true});

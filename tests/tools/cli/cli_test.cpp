@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -138,10 +139,10 @@ TEST(Report, BadFormatIsAUsageError) {
   EXPECT_NE(r.err.find("yaml"), std::string::npos) << r.err;
 }
 
-TEST(Explain, ALearnedTableSaysWhatARunStartedFromItRuns) {
-  const TempDir dir("explain-learned");
-  const auto table = dir.path() / "learned.toml";
-  std::ofstream(table) << R"(format_version = 1
+// A learned table of one Bcast shape (P = 16, 64 KiB) in format `version`, whose measurements
+// chose `chosen` (0.001 s a call) over the model's bcast.chain_segmented (0.004 s).
+std::string learned_table(int version, const std::string& chosen) {
+  return fmt::format(R"(format_version = {}
 model = "collsel default"
 [[shape]]
 coll = "bcast"
@@ -149,11 +150,18 @@ comm_size = 16
 bytes = 65536
 root = 0
 model_choice = "bcast.chain_segmented"
-chosen = "bcast.binomial_segmented"
+chosen = "{}"
 calls = 200
 explore_calls = 8
-measured_s = { "bcast.chain_segmented" = 0.004, "bcast.binomial_segmented" = 0.001 }
-)";
+measured_s = {{ "bcast.chain_segmented" = 0.004, "{}" = 0.001 }}
+)",
+                     version, chosen, chosen);
+}
+
+TEST(Explain, ALearnedTableSaysWhatARunStartedFromItRuns) {
+  const TempDir dir("explain-learned");
+  const auto table = dir.path() / "learned.toml";
+  std::ofstream(table) << learned_table(1, "bcast.binomial_segmented");
   CommandResult r = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64k",
                                  "--learned", table.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -163,24 +171,14 @@ measured_s = { "bcast.chain_segmented" = 0.004, "bcast.binomial_segmented" = 0.0
                    table.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("no entry for this call shape"), std::string::npos) << r.out;
-  // Format 2: a trial's segment in the name.
-  std::ofstream(table) << R"(format_version = 2
-model = "collsel default"
-[[shape]]
-coll = "bcast"
-comm_size = 16
-bytes = 65536
-root = 0
-model_choice = "bcast.chain_segmented"
-chosen = "bcast.chain_segmented@6144"
-calls = 200
-explore_calls = 8
-measured_s = { "bcast.chain_segmented" = 0.004, "bcast.chain_segmented@6144" = 0.001 }
-)";
+  // Format 2: a trial's segment in the name, and what it means.
+  std::ofstream(table) << learned_table(2, "bcast.chain_segmented@6144");
   r = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64k", "--learned",
                    table.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("a run started from it runs bcast.chain_segmented@6144 (rung measured)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bcast.chain_segmented cut into 6144-byte segments, a trial's"),
             std::string::npos) << r.out;
   std::ofstream(table) << "format_version = 3\n";
   r = run_collsel({"explain", "--coll", "bcast", "-P", "8", "-m", "64k", "--learned",
