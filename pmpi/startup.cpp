@@ -183,7 +183,7 @@ void load(const BootPayload& payload, bool speaker, Startup& s) {
   diagnostics.insert(diagnostics.end(), embedded.diagnostics.begin(), embedded.diagnostics.end());
 
   const ModelSet models = s.models();
-  const models::ModelFile* in_use = models.calibrated ? models.calibrated : models.fallback;
+  const models::ModelFile* in_use = models.in_use();
   s.placement_wanted = in_use != nullptr && in_use->contention &&
                        in_use->contention->use != models::contention::Use::never;
   if (in_use != nullptr) s.model_name = in_use->name;

@@ -267,7 +267,7 @@ AlgoParams Decision::params() const {
 Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithms,
                 const ModelSet& models, const Policy& policy,
                 const models::contention::Placement* placement) {
-  const models::ModelFile* model = models.calibrated ? models.calibrated : models.fallback;
+  const models::ModelFile* model = models.in_use();
   Decision d;
   d.table = cost_table(shape, algorithms, model, policy, placement);
   const CollectivePolicy& coll = policy.of(shape.coll);
@@ -323,7 +323,7 @@ CostEntry predict_at_segment(const CallShape& shape, int table_index, const Mode
   }
   Policy fixed = policy;
   fixed.segment_bytes = segment_bytes;
-  const models::ModelFile* model = models.calibrated ? models.calibrated : models.fallback;
+  const models::ModelFile* model = models.in_use();
   return cost_table(shape, all.subspan(at, 1), model, fixed, placement).front();
 }
 

@@ -27,6 +27,11 @@ std::string_view rung_name(Rung r);
 struct ModelSet {
   const models::ModelFile* calibrated = nullptr;  // the user's model file, if it loaded
   const models::ModelFile* fallback = nullptr;    // the embedded default model
+
+  // The model that predicts: the calibrated one when it loaded, else the fallback (or none).
+  [[nodiscard]] const models::ModelFile* in_use() const {
+    return calibrated != nullptr ? calibrated : fallback;
+  }
 };
 
 struct CostEntry {
