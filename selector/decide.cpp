@@ -33,6 +33,23 @@ struct Simulation {
   }
 };
 
+// With one rank per node, whether `use = "auto"` simulates this call anyway. Only the All-to-All:
+// at one rank per node the closed forms of Bcast and Scatter carry a node's own contention (the
+// shared fan-out, the pair share), but the All-to-All's carries it through a signature fitted at
+// n' ranks, which at other P missed by 1.3-1.5x (docs/BENCHMARKS.md, cause (c)). Only where the
+// simulation's assumption holds: it charges a receiver nothing per message, so a block's link
+// time must hide the receive overhead o_r(m) (below that, all_at_once of 256 B-4 KiB was
+// simulated 55-77 % short on the simulated fat trees). And only where the direct exchange's
+// P (P - 1) messages can all be simulated, so no schedule is compared with another's closed form.
+bool alltoall_simulated_alone(const CallShape& shape, const contention::Params& params,
+                              const models::plogp::Params& plogp) {
+  if (shape.coll != Collective::alltoall || shape.comm_size < 2) return false;
+  const auto p = static_cast<std::size_t>(shape.comm_size);
+  return p * (p - 1) <= kMaxSimulatedMessages &&
+         params.alpha_s_per_byte * static_cast<double>(shape.bytes) >=
+             plogp.recv_overhead_s(shape.bytes);
+}
+
 std::optional<Simulation> simulation_for(const CallShape& shape, const models::ModelFile* model,
                                          const contention::Placement* placement) {
   if (model == nullptr || placement == nullptr || !model->contention) return std::nullopt;
@@ -47,7 +64,8 @@ std::optional<Simulation> simulation_for(const CallShape& shape, const models::M
                                    placement->node_of_rank.begin() +
                                        static_cast<std::ptrdiff_t>(ranks));
   }
-  if (params.use == contention::Use::automatic && sim.placement().max_ranks_per_node() <= 1) {
+  if (params.use == contention::Use::automatic && sim.placement().max_ranks_per_node() <= 1 &&
+      !alltoall_simulated_alone(shape, params, model->plogp)) {
     return std::nullopt;
   }
   return sim;

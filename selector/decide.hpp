@@ -89,7 +89,9 @@ struct Decision {
 //
 // `placement` (rank -> node of the communicator, equal on all ranks; nullptr: unknown) turns on
 // schedule simulation when the model used has a [contention] section whose `use` is `always`, or
-// `auto` and some node hosts more than one rank of the call, and the placement places at least
+// `auto` and some node hosts more than one rank of the call (or, at one rank per node, an
+// All-to-All whose blocks' link time hides their receive overhead, at P <= 64: docs/MODELS.md,
+// "[contention] use"), and the placement places at least
 // comm_size ranks (the first comm_size are used). Then every applicable algorithm with a schedule
 // is predicted by models::contention::simulate() of its schedule, built with the parameters its
 // closed-form model chose. A segmented algorithm whose segment the user did not fix

@@ -14,7 +14,8 @@ namespace collsel::models::contention {
 
 // When the selector uses schedule simulation instead of the closed-form models.
 enum class Use {
-  automatic,  // "auto": when some node hosts more than one rank of the communicator
+  automatic,  // "auto": when some node hosts more than one rank of the communicator, and for
+              // some All-to-All calls at one rank per node (selector/decide.cpp)
   always,
   never,
 };

@@ -200,6 +200,34 @@ TEST(DecidePlacement, AutomaticSimulatesOnlyWhenANodeHostsSeveralRanks) {
   EXPECT_EQ(d.algorithm(), "bcast.fan");
 }
 
+// The All-to-All is the exception at one rank per node: simulated where a block's link time
+// alpha m (1 us at 1000 bytes) hides the receive overhead o_r(m), which the simulation does not
+// charge, and where the direct exchange's P (P - 1) messages fit the simulation's cap.
+TEST(DecidePlacement, AutomaticSimulatesTheAllToAllOnePerNodeWhereItsAssumptionHolds) {
+  const CallShape alltoall{Collective::alltoall, 4, kBytes, 0};
+  const mc::Placement spread = one_per_node();
+  auto m = model(mc::Use::automatic);
+  for (auto& point : m.plogp.table) point.recv_overhead_s = 0.9e-6;
+  const Decision d = decide(alltoall, kTable, {nullptr, &m}, Policy{}, &spread);
+  EXPECT_TRUE(d.table[0].simulated);
+  EXPECT_TRUE(near(d.table[0].predicted_s, kFixed + 3 * kBytes * kAlpha + kLatency));
+  EXPECT_EQ(d.algorithm(), "bcast.fan");
+  // Bcast and Scatter keep their closed forms at one rank per node.
+  expect_closed_forms(decide(shape(), kTable, {nullptr, &m}, Policy{}, &spread));
+  // A receive overhead above the link time: the closed forms.
+  for (auto& point : m.plogp.table) point.recv_overhead_s = 1.1e-6;
+  expect_closed_forms(decide(alltoall, kTable, {nullptr, &m}, Policy{}, &spread));
+  // 65 ranks: 65 x 64 = 4160 messages, past kMaxSimulatedMessages; 64 ranks: 4032, within it.
+  for (auto& point : m.plogp.table) point.recv_overhead_s = 0.0;
+  const mc::Placement wide = one_per_node(65);
+  expect_closed_forms(decide({Collective::alltoall, 65, kBytes, 0}, kTable, {nullptr, &m},
+                             Policy{}, &wide));
+  EXPECT_TRUE(decide({Collective::alltoall, 64, kBytes, 0}, kTable, {nullptr, &m}, Policy{},
+                     &wide)
+                  .table[0]
+                  .simulated);
+}
+
 TEST(DecidePlacement, WithoutASectionOrAPlacementTheClosedFormsDecide) {
   const auto bare = model(std::nullopt);
   const mc::Placement p = filled();
