@@ -327,11 +327,12 @@ def run(args):
 
 def explain(cli, out, platform, P, ppn, coll, size, config=None):
     """`collsel explain --format json` (cli) for one point with OUT/models/PLATFORM.toml, at ppn
-    ranks per node (filled placement, as the shim finds it under simcluster), and with the
-    config file `config` if given."""
+    ranks per node (filled placement, as the shim finds it under simcluster; one per node
+    included: the All-to-All is simulated there too) or without a placement when ppn is None
+    (what the closed forms alone choose), and with the config file `config` if given."""
     command = [cli, "explain", "--coll", coll, "-P", str(P), "-m", str(size), "--format", "json",
                "--model", os.path.join(out, "models", f"{platform}.toml")]
-    if ppn > 1:
+    if ppn is not None:
         command += ["--ranks-per-node", str(ppn)]
     if config:
         command += ["--config", config]
@@ -376,7 +377,7 @@ def stale_points(args):
         if size in stale.get((platform, P, ppn, coll), []):
             continue  # its other row moved: the job measures both again
         was = (r["algorithm"], int(r["segment_bytes"] or 0), int(r["window"] or 0))
-        now = explain_choice(args, platform, P, ppn if variant == "auto" else 1, coll, size)
+        now = explain_choice(args, platform, P, ppn if variant == "auto" else None, coll, size)
         checked += 1
         # The segment and window only matter for the algorithms that take them. --changed names
         # algorithms whose code changed: their measured choices are stale whatever the model says.

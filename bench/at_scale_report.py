@@ -400,12 +400,14 @@ def section_decide(points, out, lines):
                      "`build/bench/decision_cost --scale docs/benchmarks/at-scale/models/"
                      "ib-fattree.toml`). At 8 ranks per node the model's [contention] section "
                      "makes it simulate every algorithm's schedule on the placement (simulated = "
-                     "1) up to 4096 messages. `+ N explore`: what `[adapt] mode = \"explore\"` "
+                     "1) up to 4096 messages; at 1 per node only the All-to-All, where a "
+                     "block's link time hides its receive overhead (1 MiB, not 1 KiB) and P <= "
+                     "64. `+ N explore`: what `[adapt] mode = \"explore\"` "
                      "adds to it, plan_adapt() (the runners-up, and each segmented one's segment "
                      "at 4x and 1/4, predicted, simulated at 8 per node), where measured.\n")
         lines.append("| P | ranks/node | Bcast 16 B | Bcast 1 MiB | Scatter 16 KiB | "
-                     "Alltoall 1 KiB |")
-        lines.append("|---|---|---|---|---|---|")
+                     "Alltoall 1 KiB | Alltoall 1 MiB |")
+        lines.append("|---|---|---|---|---|---|---|")
         table = defaultdict(dict)
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
@@ -416,7 +418,8 @@ def section_decide(points, out, lines):
                 table[(int(r["P"]), int(r["ranks_per_node"]))][(r["coll"], int(r["bytes"]))] = cell
         for (P, ppn), row in sorted(table.items()):
             cells = [row.get(c, "") for c in (("bcast", 16), ("bcast", 1 << 20),
-                                               ("scatter", 16384), ("alltoall", 1024))]
+                                               ("scatter", 16384), ("alltoall", 1024),
+                                               ("alltoall", 1 << 20))]
             lines.append(f"| {P} | {ppn} | " + " | ".join(cells) + " |")
         lines.append("")
     lines.append("First call of the run through the shim (simulated): the first call's time "

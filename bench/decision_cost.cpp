@@ -5,7 +5,8 @@
 // private communicator, since only its cache is measured).
 //   build/bench/decision_cost [ITERATIONS]
 // With a model file, the cost of one decide() at scale instead: per P (16 to 1024), ranks per
-// node (1: closed forms; 8: schedules simulated on the placement when the model has a
+// node (1: closed forms, but for an All-to-All whose blocks' link time hides the receive
+// overhead, at P <= 64; 8: schedules simulated on the placement when the model has a
 // [contention] section) and call shape, the median over repetitions.
 //   build/bench/decision_cost --scale MODEL
 #include <mpi.h>
@@ -72,7 +73,8 @@ int scale(const char* path) {
       for (const auto& [coll, bytes] : {std::pair{collsel::Collective::bcast, 16ull},
                                         {collsel::Collective::bcast, 1ull << 20},
                                         {collsel::Collective::scatter, 16ull << 10},
-                                        {collsel::Collective::alltoall, 1ull << 10}}) {
+                                        {collsel::Collective::alltoall, 1ull << 10},
+                                        {collsel::Collective::alltoall, 1ull << 20}}) {
         const collsel::CallShape shape{coll, P, bytes, 0};
         const collsel::Decision d = collsel::decide(shape, models, {}, &placement);
         const auto decide = [&] {
