@@ -7,14 +7,16 @@
 //   posted   = g(m) - W(m) after the last of its dependencies is complete (the per-message
 //              software cost; within a node max(0, g(m) - intra_alpha m));
 //   transfer = W(m) rho over the network, W(m) = max(alpha m, g(m) - o_s(m)), rho from the
-//              penalty rule at every step, or
+//              penalty rule at every step (for a posted message, whose receive is waiting,
+//              W(m) = max(alpha m, g_p(m)) where g_p(m) > o_s(m), else alpha m: posted_cost()), or
 //              m x intra_alpha when s and d share a node (no contention: outside the graph);
 //   seen     = transfer end + L: by the receiver, and by every message that depends on k.
 // A dependency on one of s's own earlier sends is complete at that send's transfer end, without
 // L: a sender does not wait for its receiver to see the data (seed 001's flat tree charges
 // (P-1) g(m) + L, not (P-1)(g(m) + L)). A rank's messages without dependencies (a flat
 // Scatter's P-1 non-blocking sends, an All-to-All's first window) are posted one after the
-// other, in schedule order, each F(m) after the previous one's post: the sender's CPU pays the
+// other, in schedule order, each F(m) after the previous one's post (F(m) = min(o_s(m), g_p(m))
+// for a posted message whose o_s(m) is a CPU cost, else g(m) - W(m)): the sender's CPU pays the
 // software cost of each (posting them all at F(m) predicted the P = 1024 flat Scatter of 16 B at
 // 2.76 us against 822 us in closed form, docs/BENCHMARKS.md "At scale"). Their transfers, once
 // posted, overlap: on the node's link they share by the penalty rule (seed 003's fair rule is
@@ -23,6 +25,7 @@
 #include "models/contention/schedule.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
@@ -35,6 +38,9 @@
 namespace collsel::models::contention {
 namespace {
 
+// How far o_s(m) may grow above o_s(0) and still be read as the CPU's cost of a post.
+constexpr double kPostCostGrowth = 1.5;
+
 // An unbiased draw in [0, bound) by rejection, written out rather than taken from
 // std::uniform_int_distribution (whose algorithm the standard leaves to the library), so every
 // rank of a job, and every build, derives the same random placement from the same seed.
@@ -43,6 +49,31 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
   std::uint64_t x = rng();
   while (x >= limit) x = rng();
   return x % bound;
+}
+
+// A posted message between nodes: its link time and, where o_s(m) is the CPU's cost of a post,
+// how long the post keeps the sender's CPU. A burst's g_p(m) is max(o_s(m), link time):
+// - g_p(m) > o_s(m): the link paces the burst and carries g_p(m) per message (at least alpha m);
+// - otherwise the CPU does: the link carries alpha m and the posts follow g_p(m) apart, not
+//   g_p(m) - alpha m apart (ib-fattree's 4 KiB sends: 0.5 us, where 0.17 us predicted a flat
+//   Scatter of them at P = 256 and 8 per node 36 % short).
+// o_s(m) is a post's CPU cost only while it stays near the smallest message's (within 1.5x): a
+// blocking send that took longer waited for its transfer (a rendezvous: SMPI's fast-ethernet
+// o_s(64 KiB) = 6.3 ms, where smpi/ois charges an MPI_Isend 10 us), and there the posts keep
+// the serial reading's spacing, g(m) - the link time (0 where the link paces them).
+struct PostedCost {
+  double wire_s = 0.0;
+  std::optional<double> spacing_s;
+};
+
+PostedCost posted_cost(const plogp::Params& pair, std::uint64_t bytes, double gap,
+                       double alpha_m) {
+  const double o_s = pair.send_overhead_s(bytes);
+  PostedCost cost;
+  const bool link_paced = gap > o_s;
+  cost.wire_s = link_paced ? std::max(alpha_m, gap) : alpha_m;
+  if (o_s <= kPostCostGrowth * pair.send_overhead_s(0)) cost.spacing_s = std::min(o_s, gap);
+  return cost;
 }
 
 int node_count(int ranks, int ranks_per_node) {
@@ -175,12 +206,24 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // burst of them from one rank then costs the g(m) each that pLogP measured for a burst, not
     // alpha m each with the rest overlapped (the flat Scatter of 16 KiB at 8 ranks per node was
     // predicted 79 ms where it took 106 ms, docs/BENCHMARKS.md).
+    // A posted message (neither Message::unposted nor pipelined: its receive is waiting) is read
+    // the other way, as a NIC and SMPI move it: the sender's CPU posts it in o_s(m), then the link
+    // carries it while the CPU posts the next, so a burst's measured g_p(m) is max(o_s(m), link
+    // time) (posted_cost below). Read serially, gige's 256-byte sends (g_p 6.5 us, o_s 3 us) took
+    // 3.5 us of link each, and a flat Scatter of them at 8 ranks per node was predicted 396 us
+    // where SMPI took 818 us (docs/BENCHMARKS.md, "The posted burst").
     double fixed = 0.0;
+    std::optional<double> spacing;  // a posted message's CPU cost, where the reading above holds
     if (local) {
       fixed = std::max(0.0, gap - intra_alpha * c.bytes);
     } else {
       const double alpha_m = contention.alpha_s_per_byte * c.bytes;
-      const double wire = std::max(alpha_m, gap - pair.send_overhead_s(msg.bytes));
+      double wire = std::max(alpha_m, gap - pair.send_overhead_s(msg.bytes));
+      if (!msg.unposted && !msg.pipelined) {
+        const PostedCost cost = posted_cost(pair, msg.bytes, gap, alpha_m);
+        wire = cost.wire_s;
+        spacing = cost.spacing_s;
+      }
       if (alpha_m > 0.0) c.wire_scale = wire / alpha_m;
       fixed = std::max(0.0, gap - wire);
     }
@@ -192,8 +235,15 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     }
     if (msg.after.empty()) {
       double& posted = posted_s[static_cast<std::size_t>(msg.src)];
-      posted += fixed;
-      c.start_s = posted;
+      if (spacing) {
+        // The CPU is free again after the post; the transfer starts `fixed` after it, so that
+        // alone the message still costs g(m) + L.
+        c.start_s = posted + fixed;
+        posted += *spacing;
+      } else {
+        posted += fixed;
+        c.start_s = posted;
+      }
     } else {
       c.after_delay_s = fixed;
     }

@@ -27,11 +27,13 @@ constexpr double kAlpha = 1e-9;      // 1 GB/s between nodes
 constexpr double kIntra = 1e-10;     // 10 GB/s within a node
 constexpr std::uint64_t kBytes = 1000;
 
-// software(): linear_params() (g(m) = 1 us + m ns, L = 5 us) with o_s(m) = g(m) - alpha m = 1 us,
-// so that a message's fixed part, min(g(m) - alpha m, o_s(m)), is seed 003's g(m) - alpha m and
-// its transfer alpha m; o_r plays no part.
+// software(): linear_params() (g(m) = 1 us + m ns, L = 5 us) with o_s(m) = g(m): the sender's
+// software paces every message, never the link, so a message's transfer is alpha m and its fixed
+// part seed 003's g(m) - alpha m. o_s(1000) = 2 o_s(0), more than a post's CPU cost may grow
+// (schedule.cpp, posted_cost), so a rank's sends of 1000 bytes without dependencies are posted a
+// fixed part apart; o_r plays no part.
 plogp::Params software(plogp::Params p = plogp::testing::linear_params()) {
-  for (plogp::SizePoint& point : p.table) point.send_overhead_s = 1e-6;
+  for (plogp::SizePoint& point : p.table) point.send_overhead_s = point.gap_s;
   return p;
 }
 
@@ -173,8 +175,8 @@ TEST(Simulate, APipelinedSegmentCostsThePipelineGapAndThePostedLatency) {
 
 TEST(Simulate, AForwardedSegmentCostsAtLeastTheTwoOverheads) {
   // o_s = o_r = 1 us: the forwarding gap 2 us > g_2(1000) = 1.7 us.
-  plogp::Params q = software(plogp::testing::two_ahead_params(0));
-  for (plogp::SizePoint& point : q.table) point.recv_overhead_s = 1e-6;
+  plogp::Params q = plogp::testing::two_ahead_params(0);
+  for (plogp::SizePoint& point : q.table) point.send_overhead_s = point.recv_overhead_s = 1e-6;
   Schedule s{2, {send(0, 1)}};
   s.messages[0].pipelined = true;
   const SimulationResult plain = simulate(s, one_per_node(2), fair(), q);
@@ -225,41 +227,71 @@ TEST(Simulate, ARanksSendsWithoutDependenciesArePostedOneAfterTheOther) {
   EXPECT_DOUBLE_EQ(r.solution.steps[1].rows[1].penalty, 2.0);
 }
 
-TEST(Simulate, WhatTheGapHasBeyondTheSendersCostOccupiesTheLink) {
-  // linear_params() itself: o_s(1000) = 0.3 us, so a message's fixed part is 0.3 us and the link
-  // carries the other 1.7 us of g(1000) = 2 us (wire_scale 1.7), not alpha m = 1 us: a size that
-  // moves slower than the network's bandwidth. Four sends from rank 0 are posted at 0.3, 0.6,
-  // 0.9 and 1.2 us; the link is busy from 0.3 us with 4 x 1.7 us of work (the fair rule shares
-  // it without loss), so the last transfer ends at 7.1 us and is seen at 12.1 us: a burst costs
-  // the g(m) per message that pLogP measured for a burst. Alone, a message still costs g + L.
+TEST(Simulate, APostedBurstIsPacedByItsLinkWhereTheGapExceedsTheSendersCost) {
+  // linear_params() itself: o_s(1000) = 0.3 us < g(1000) = 2 us. The sender's CPU posts a message
+  // in o_s and the link carries it while the CPU posts the next, so the burst's g is the link's
+  // time per message: the link carries all 2 us of g(1000) (wire_scale 2), not alpha m = 1 us
+  // nor g - o_s = 1.7 us. Four sends from rank 0 keep the link busy with 4 x 2 us of work from
+  // the first post on (the fair rule shares it without loss): the last transfer ends at 8 us and
+  // is seen at 13 us, the 4 g + L that pLogP charges a burst. Alone, a message still costs g + L.
   const Schedule burst{5, {send(0, 1), send(0, 2), send(0, 3), send(0, 4)}};
   const SimulationResult r = simulate(burst, one_per_node(5), fair(), linear_params());
-  EXPECT_TRUE(same_seconds(r.solution.start_s[3], 4 * 0.3e-6));
-  EXPECT_TRUE(same_seconds(r.completion_s, 7.1e-6 + kL));
-  EXPECT_DOUBLE_EQ(r.graph[0].wire_scale, 1.7);
+  EXPECT_TRUE(same_seconds(r.completion_s, 8e-6 + kL));
+  EXPECT_DOUBLE_EQ(r.graph[0].wire_scale, 2.0);
   const SimulationResult alone =
       simulate(Schedule{2, {send(0, 1)}}, one_per_node(2), fair(), linear_params());
   EXPECT_TRUE(same_seconds(alone.completion_s, kOneMessage));
-  // With o_s = g - alpha m the same burst overlaps its fixed parts with the transfers: 1 us
-  // apart, 1 us each, the last seen at 5 + 5 us.
+  // Where the sender paces every message (software(): o_s = g) the same burst overlaps its
+  // fixed parts with the transfers: 1 us apart, 1 us each, the last seen at 5 + 5 us.
   EXPECT_TRUE(
       same_seconds(simulate(burst, one_per_node(5), fair(), software()).completion_s, 10e-6));
+  // The unposted stream pair keeps the serial reading: the link carries g - o_s = 1.7 us.
+  Schedule unposted = burst;
+  for (Message& m : unposted.messages) m.unposted = true;
+  EXPECT_DOUBLE_EQ(simulate(unposted, one_per_node(5), fair(), linear_params())
+                       .graph[0].wire_scale,
+                   1.7);
+}
+
+TEST(Simulate, CpuPacedPostsFollowOneAnotherByTheGapNotByTheFixedPart) {
+  // g(m) = o_s(m) = 2 us at every size, alpha 1 ns: the CPU paces a burst of 1000-byte posted
+  // sends (the link needs 1 us of each 2 us). Rank 0's three sends start at 1, 3 and 5 us (each
+  // post 2 us after the previous one, its transfer a fixed part of 1 us after its post) and the
+  // last is seen at 6 us + L: seed 001's flat tree, 3 g + L. Posting them a fixed part apart
+  // predicted 4 us + L (ib-fattree's 4 KiB flat Scatter at P = 256: 36 % short).
+  plogp::Params cpu;
+  cpu.latency_s = kL;
+  cpu.table = {{0, 2e-6, 2e-6, 0.0}, {1 << 20, 2e-6, 2e-6, 0.0}};
+  const Schedule s{4, {send(0, 1), send(0, 2), send(0, 3)}};
+  const SimulationResult r = simulate(s, one_per_node(4), fair(), cpu);
+  EXPECT_TRUE(same_seconds(r.solution.start_s[0], 1e-6));
+  EXPECT_TRUE(same_seconds(r.solution.start_s[1], 3e-6));
+  EXPECT_TRUE(same_seconds(r.solution.start_s[2], 5e-6));
+  EXPECT_TRUE(same_seconds(r.completion_s, 3 * 2e-6 + kL));
+  // Where o_s(m) grew past 1.5 o_s(0) it is not a post's CPU cost (a rendezvous send's blocking
+  // time): the posts keep the fixed part's spacing, 1 us.
+  plogp::Params rendezvous = cpu;
+  rendezvous.table = {{0, 2e-6, 1e-6, 0.0}, {1000, 2e-6, 2e-6, 0.0}, {1 << 20, 2e-6, 2e-6, 0.0}};
+  const SimulationResult v = simulate(s, one_per_node(4), fair(), rendezvous);
+  EXPECT_TRUE(same_seconds(v.solution.start_s[2], 3e-6));
+  EXPECT_TRUE(same_seconds(v.completion_s, 4e-6 + kL));
 }
 
 TEST(Simulate, AFlatScatterOfSmallBlocksCostsSeed001sFlatTree) {
-  // 16-byte blocks from rank 0 to 1023 others, one rank per node: the posts follow one another
-  // by F(16) = g(16) - 16 alpha = 1 us and each transfer (16 ns) ends before the next post, so
-  // the last is seen at 1023 F + 16 alpha + L: seed 001's (P-1) g(m) + L within 16 alpha per
-  // send. Before, the 1023 sends all started at F and the prediction was about one message's.
+  // 16-byte blocks from rank 0 to 1023 others, one rank per node: the sender's CPU paces them
+  // (o_s(16) = g(16), near o_s(0)), so the posts follow one another by g(16) = 1.016 us, each
+  // transfer (16 ns) starts a fixed part g(16) - 16 alpha after its post and ends before the
+  // next, and the last is seen at 1023 g(16) + L: seed 001's (P-1) g(m) + L. Before, the 1023
+  // sends all started at once and the prediction was about one message's; then they followed
+  // by the fixed part, 16 ns per send short.
   constexpr int ranks = 1024;
   constexpr std::uint64_t bytes = 16;
   const double fixed = 1e-6;  // g(16) - 16 alpha, alpha = the gap's slope here
   Schedule s{ranks, {}};
   for (int r = 1; r < ranks; ++r) s.messages.push_back({0, r, bytes, {}});
   const SimulationResult r = simulate(s, one_per_node(ranks), fair(), software());
-  EXPECT_TRUE(same_seconds(r.completion_s, (ranks - 1) * fixed + bytes * kAlpha + kL));
   const double closed_form = (ranks - 1) * (fixed + bytes * 1e-9) + kL;
-  EXPECT_NEAR(r.completion_s, closed_form, 0.02 * closed_form);
+  EXPECT_TRUE(same_seconds(r.completion_s, closed_form));
   for (const StepRow& row : r.solution.steps.front().rows) EXPECT_EQ(row.penalty, 1.0);
   // Another rank's posts do not wait for rank 0's.
   s.messages.push_back({1, 2, bytes, {}});

@@ -81,13 +81,16 @@ const AlgorithmView kGuarded[] = {
     {"bcast.cyclic", "a schedule the solver rejects", closed_2, always, false, cyclic},
 };
 
-// pLogP g(m) = fixed + m alpha (exact: sampled from the line), o_s(m) = fixed (the simulator's
-// fixed part is min(g(m) - alpha m, o_s(m))), L = latency; the fair rule.
+// pLogP g(m) = fixed + m alpha (exact: sampled from the line), o_s(m) = g(m): the sender's
+// software paces every message, so the simulator's fixed part is g(m) - alpha m and, o_s having
+// grown past a post's CPU cost, a rank's posts follow one another by it (schedule.cpp,
+// posted_cost); L = latency; the fair rule.
 models::ModelFile model(std::optional<mc::Use> use, double fixed = kFixed,
                         double latency = kLatency) {
   models::ModelFile f;
   f.plogp.latency_s = latency;
-  f.plogp.table = {{0, fixed, fixed, 0.0}, {1 << 20, fixed + (1 << 20) * kAlpha, fixed, 0.0}};
+  const double big = fixed + (1 << 20) * kAlpha;
+  f.plogp.table = {{0, fixed, fixed, 0.0}, {1 << 20, big, big, 0.0}};
   if (use) {
     mc::Params c;
     c.rule = mc::RuleKind::fair;
