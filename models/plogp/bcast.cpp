@@ -152,15 +152,21 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
   const Segments in_flight{seg.size, std::min(seg.count, 2.0)};
   // Segment-major, as the tree engine sends (each segment to every child in turn, then the
   // next): the root's k children each take a posted send of every segment, so its segments
-  // leave k g_p(s) apart, and never closer than the pipeline gap g_2(s) a child needs between
-  // two of its own. The first segment's path down the first children is seed 001's k (g + L);
-  // every later segment follows it one root spacing later, and no inner node, with fewer
-  // children, falls behind. With one gap (g_p = g_2 = g) this is Table 1's log P (n g(s) + L)
-  // for P a power of two. Charging every level n pipeline gaps (log P (g_p + (n - 1) g_2)), as
-  // before, predicted the tree in 10 segments at P = 1024 on simulated gige 89 % long, and in
-  // 176-byte segments on fast-ethernet 35-60 % long (docs/BENCHMARKS.md, "At scale").
+  // leave k g_p(s) apart at least. Its first child keeps two receives posted and posts the one
+  // for segment i + 2 only once segment i has come and it has sent it on to its own k - 1
+  // children: two segments per pipeline gap g_2(s) (measured with that very discipline between
+  // two ranks) plus (k - 1) g_p(s) of forwarding, g_2(s) + (k - 1) g_p(s) / 2 per segment (on
+  // simulated gige, 192-byte segments at P = 256 and 1024: 38 and 43 us measured, 37.8 and
+  // 40.8 us so; k g_p(s) or g_2(s) alone, 24-30 us, predicted 4-16 KiB in 40-86 such segments
+  // 15-25 % short). The first segment's path down the first children is seed 001's k (g + L);
+  // every later segment follows it one spacing behind. With one gap (g_p = g_2 = g) the spacing
+  // is k g and this is Table 1's log P (n g(s) + L) for P a power of two. Charging every level
+  // n pipeline gaps (log P (g_p + (n - 1) g_2)), as before, predicted the tree in 10 segments at
+  // P = 1024 on simulated gige 89 % long, and in 176-byte segments on fast-ethernet 35-60 %
+  // long (docs/BENCHMARKS.md, "At scale").
   const auto k = static_cast<double>(floor_log2(P64));
-  const double spacing = std::max(k * gp(p, seg.size), p.pipeline_gap_s(seg.size));
+  const double spacing = std::max(k * gp(p, seg.size),
+                                  p.pipeline_gap_s(seg.size) + (k - 1.0) * gp(p, seg.size) / 2.0);
   return k * gp(p, seg.size) + ceil_log2(P64) * Lp(p, seg.size) + spacing * (seg.count - 1.0) +
          shared_fanout(p, P, seg.size, segments_to_one(p, in_flight));
 }

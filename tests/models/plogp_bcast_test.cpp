@@ -159,11 +159,12 @@ TEST(PlogpBcastTwoGaps, APipelinesFirstSegmentIsPostedItsOthersStream) {
   EXPECT_TRUE(same_seconds(bcast_flat_segmented(q, 4, 1000, 300), 19.42e-6));  // 3 x 4.64 + 5.5
   // 3 x (0.74e-6 + 5.5e-6) + 3 x 1.3e-6
   EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 4, 1000, 300), 22.62e-6));
-  // Segment-major: the root sends each segment to its k = 2 children in turn, so its segments
-  // leave max(2 g_p(300), g(300)) = 1.48e-6 apart; the first one's path is 2 g_p + 3 L_p:
-  // 1.48e-6 + 16.5e-6 + 3 x 1.48e-6 (k g_p per level and the stream gap between a child's
-  // segments each charged 2 x 4.64e-6 + 3 x 5.5e-6 = 25.78e-6 before).
-  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(q, 5, 1000, 300), 22.42e-6));
+  // Segment-major: the root sends each segment to its k = 2 children in turn (2 g_p(300) =
+  // 1.48e-6), and its first child takes two segments per stream gap plus its own forwarding:
+  // g(300) + (k - 1) g_p(300) / 2 = 1.67e-6 apart; the first one's path is 2 g_p + 3 L_p:
+  // 1.48e-6 + 16.5e-6 + 3 x 1.67e-6 (each level charged the whole pipeline before:
+  // 2 x 4.64e-6 + 3 x 5.5e-6 = 25.78e-6).
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(q, 5, 1000, 300), 22.99e-6));
   for (const std::uint64_t s : {0ULL, 1000ULL, 4096ULL}) {
     EXPECT_EQ(bcast_flat_segmented(q, 4, 1000, s), bcast_flat(q, 4, 1000));
     EXPECT_EQ(bcast_chain_segmented(q, 4, 1000, s), bcast_chain(q, 4, 1000));
@@ -197,8 +198,8 @@ TEST(PlogpBcastSharedFanout, TheBinomialTreesFirstChildWaitsForItsSiblings) {
   EXPECT_TRUE(same_seconds(bcast_binomial(shared(0.0), 8, 1000), 20.4e-6));
   // P = 5 (k = 2): one sibling's message more; for the segmented tree the segments in flight to
   // it together, two (the receiver keeps two receives posted), not its four: g_p(300) + g(300) =
-  // 0.74e-6 + 1.3e-6, so 22.42e-6 + 2.04e-6.
-  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(all, 5, 1000, 300), 24.46e-6));
+  // 0.74e-6 + 1.3e-6, so 22.99e-6 + 2.04e-6.
+  EXPECT_TRUE(same_seconds(bcast_binomial_segmented(all, 5, 1000, 300), 25.03e-6));
   EXPECT_EQ(bcast_binomial_segmented(all, 5, 1000, 0), bcast_binomial(all, 5, 1000));
   // The rendezvous's data messages leave together as well, its children being ready together.
   const Params q = testing::two_gap_params();
@@ -230,9 +231,9 @@ TEST(PlogpBcastTwoAhead, APipelinesLaterSegmentsCostThePipelineGap) {
   EXPECT_TRUE(same_seconds(bcast_chain_segmented(q, 4, 1000, 300), 21.93e-6));
   // A sender's segments to one receiver: 0.74e-6 + 3 x 1.07e-6 = 3.95e-6.
   EXPECT_TRUE(same_seconds(bcast_flat_segmented(q, 4, 1000, 300), 17.35e-6));  // 3 x 3.95 + 5.5
-  // The binomial tree's segments leave the root max(k g_p(300), g_2(300)) apart: at P = 5
-  // (k = 2) its two sends, 1.48e-6, as with the stream gap above (22.42e-6); at P = 3 (k = 1)
-  // the pipeline gap, 1.07e-6 > 0.74e-6: 0.74e-6 + 2 x 5.5e-6 + 3 x 1.07e-6.
+  // The binomial tree's segments follow max(k g_p(300), g_2(300) + (k - 1) g_p(300) / 2) apart:
+  // at P = 5 (k = 2) the root's two sends, 1.48e-6 > 1.07e-6 + 0.37e-6; at P = 3 (k = 1) the
+  // pipeline gap, 1.07e-6 > 0.74e-6: 0.74e-6 + 2 x 5.5e-6 + 3 x 1.07e-6.
   EXPECT_TRUE(same_seconds(bcast_binomial_segmented(q, 5, 1000, 300), 22.42e-6));
   EXPECT_TRUE(same_seconds(bcast_binomial_segmented(q, 3, 1000, 300), 14.95e-6));
   // The whole-message trees never pipeline.
