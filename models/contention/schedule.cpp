@@ -8,7 +8,7 @@
 //              software cost; within a node max(0, g(m) - intra_alpha m));
 //   transfer = W(m) rho over the network, W(m) = max(alpha m, g(m) - o_s(m)), rho from the
 //              penalty rule at every step (for a posted message, whose receive is waiting,
-//              W(m) = max(alpha m, g_p(m)) where g_p(m) > o_s(m), else alpha m: posted_cost()), or
+//              W(m) = max(alpha m, g_p(m)) where g_p(m) > o_s(m), else alpha m: network_cost()), or
 //              m x intra_alpha when s and d share a node (no contention: outside the graph);
 //   seen     = transfer end + L: by the receiver, and by every message that depends on k.
 // A dependency on one of s's own earlier sends is complete at that send's transfer end, without
@@ -51,27 +51,33 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
   return x % bound;
 }
 
-// A posted message between nodes: its link time and, where o_s(m) is the CPU's cost of a post,
-// how long the post keeps the sender's CPU. A burst's g_p(m) is max(o_s(m), link time):
-// - g_p(m) > o_s(m): the link paces the burst and carries g_p(m) per message (at least alpha m);
-// - otherwise the CPU does: the link carries alpha m and the posts follow g_p(m) apart, not
-//   g_p(m) - alpha m apart (ib-fattree's 4 KiB sends: 0.5 us, where 0.17 us predicted a flat
-//   Scatter of them at P = 256 and 8 per node 36 % short).
-// o_s(m) is a post's CPU cost only while it stays near the smallest message's (within 1.5x): a
-// blocking send that took longer waited for its transfer (a rendezvous: SMPI's fast-ethernet
-// o_s(64 KiB) = 6.3 ms, where smpi/ois charges an MPI_Isend 10 us), and there the posts keep
-// the serial reading's spacing, g(m) - the link time (0 where the link paces them).
-struct PostedCost {
+// A message between nodes: its link time and, where o_s(m) is the CPU's cost of a post, how long
+// the post keeps the sender's CPU (none: the posts follow the fixed part, g(m) - link time,
+// apart).
+// - Unposted and pipelined messages (a handshake or a pipeline's waiting receiver in their g):
+//   the serial reading, the link carries what g(m) has beyond the sender's o_s(m), if that is
+//   more than alpha m.
+// - A posted message (its receive waiting): the CPU and the link overlap, as a NIC and SMPI
+//   move it, so a burst's g_p(m) is max(o_s(m), link time). Where g_p(m) > o_s(m) the link paces
+//   the burst and carries g_p(m) per message (at least alpha m); otherwise the CPU does: the
+//   link carries alpha m and the posts follow g_p(m) apart, not g_p(m) - alpha m apart
+//   (ib-fattree's 4 KiB sends: 0.5 us, where 0.17 us predicted a flat Scatter of them at
+//   P = 256 and 8 per node 36 % short).
+//   o_s(m) is a post's CPU cost only while it stays near the smallest message's (within 1.5x):
+//   a blocking send that took longer waited for its transfer (a rendezvous: SMPI's
+//   fast-ethernet o_s(64 KiB) = 6.3 ms, where smpi/ois charges an MPI_Isend 10 us), and there
+//   the posts keep the serial reading's spacing.
+struct NetworkCost {
   double wire_s = 0.0;
   std::optional<double> spacing_s;
 };
 
-PostedCost posted_cost(const plogp::Params& pair, std::uint64_t bytes, double gap,
-                       double alpha_m) {
-  const double o_s = pair.send_overhead_s(bytes);
-  PostedCost cost;
-  const bool link_paced = gap > o_s;
-  cost.wire_s = link_paced ? std::max(alpha_m, gap) : alpha_m;
+NetworkCost network_cost(const plogp::Params& pair, const Message& msg, double gap,
+                         double alpha_m) {
+  const double o_s = pair.send_overhead_s(msg.bytes);
+  if (msg.unposted || msg.pipelined) return {std::max(alpha_m, gap - o_s), std::nullopt};
+  NetworkCost cost;
+  cost.wire_s = gap > o_s ? std::max(alpha_m, gap) : alpha_m;
   if (o_s <= kPostCostGrowth * pair.send_overhead_s(0)) cost.spacing_s = std::min(o_s, gap);
   return cost;
 }
@@ -208,24 +214,20 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // predicted 79 ms where it took 106 ms, docs/BENCHMARKS.md).
     // A posted message (neither Message::unposted nor pipelined: its receive is waiting) is read
     // the other way, as a NIC and SMPI move it: the sender's CPU posts it in o_s(m), then the link
-    // carries it while the CPU posts the next, so a burst's measured g_p(m) is max(o_s(m), link
-    // time) (posted_cost below). Read serially, gige's 256-byte sends (g_p 6.5 us, o_s 3 us) took
-    // 3.5 us of link each, and a flat Scatter of them at 8 ranks per node was predicted 396 us
-    // where SMPI took 818 us (docs/BENCHMARKS.md, "The posted burst").
+    // carries it while the CPU posts the next (network_cost). Read serially, gige's 256-byte
+    // sends (g_p 6.5 us, o_s 3 us) took 3.5 us of link each, and a flat Scatter of them at 8
+    // ranks per node was predicted 396 us where SMPI took 818 us (docs/BENCHMARKS.md, "The
+    // posted burst").
     double fixed = 0.0;
-    std::optional<double> spacing;  // a posted message's CPU cost, where the reading above holds
+    std::optional<double> spacing;  // a posted message's CPU cost, where network_cost knows it
     if (local) {
       fixed = std::max(0.0, gap - intra_alpha * c.bytes);
     } else {
       const double alpha_m = contention.alpha_s_per_byte * c.bytes;
-      double wire = std::max(alpha_m, gap - pair.send_overhead_s(msg.bytes));
-      if (!msg.unposted && !msg.pipelined) {
-        const PostedCost cost = posted_cost(pair, msg.bytes, gap, alpha_m);
-        wire = cost.wire_s;
-        spacing = cost.spacing_s;
-      }
-      if (alpha_m > 0.0) c.wire_scale = wire / alpha_m;
-      fixed = std::max(0.0, gap - wire);
+      const NetworkCost cost = network_cost(pair, msg, gap, alpha_m);
+      spacing = cost.spacing_s;
+      if (alpha_m > 0.0) c.wire_scale = cost.wire_s / alpha_m;
+      fixed = std::max(0.0, gap - cost.wire_s);
     }
     for (int a : msg.after) {
       // An index out of range is the solver's to report, with the message's name.

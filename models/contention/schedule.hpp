@@ -79,7 +79,7 @@ struct SimulationResult {
 // one after the other, each a fixed part after the previous one's post; their transfers overlap.
 // A posted message (its receive waiting) has its CPU and its link overlap: W(m) = g_p(m) where
 // g_p(m) > o_s(m), else alpha m, and posts follow min(o_s(m), g_p(m)) apart where o_s(m) is a
-// post's CPU cost (schedule.cpp, posted_cost).
+// post's CPU cost (schedule.cpp, network_cost).
 // Messages within one node pay max(0, g(m) - intra_alpha m), then intra_alpha m, never
 // penalised: cheaper than a message between nodes.
 // `intra`, when given (the model file's [intra_node] table), times the messages within a node:

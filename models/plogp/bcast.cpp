@@ -165,9 +165,10 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
   // P = 1024 on simulated gige 89 % long, and in 176-byte segments on fast-ethernet 35-60 %
   // long (docs/BENCHMARKS.md, "At scale").
   const auto k = static_cast<double>(floor_log2(P64));
-  const double spacing = std::max(k * gp(p, seg.size),
-                                  p.pipeline_gap_s(seg.size) + (k - 1.0) * gp(p, seg.size) / 2.0);
-  return k * gp(p, seg.size) + ceil_log2(P64) * Lp(p, seg.size) + spacing * (seg.count - 1.0) +
+  const double posted = gp(p, seg.size);
+  const double spacing =
+      std::max(k * posted, p.pipeline_gap_s(seg.size) + (k - 1.0) * posted / 2.0);
+  return k * posted + ceil_log2(P64) * Lp(p, seg.size) + spacing * (seg.count - 1.0) +
          shared_fanout(p, P, seg.size, segments_to_one(p, in_flight));
 }
 

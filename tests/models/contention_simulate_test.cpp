@@ -30,7 +30,7 @@ constexpr std::uint64_t kBytes = 1000;
 // software(): linear_params() (g(m) = 1 us + m ns, L = 5 us) with o_s(m) = g(m): the sender's
 // software paces every message, never the link, so a message's transfer is alpha m and its fixed
 // part seed 003's g(m) - alpha m. o_s(1000) = 2 o_s(0), more than a post's CPU cost may grow
-// (schedule.cpp, posted_cost), so a rank's sends of 1000 bytes without dependencies are posted a
+// (schedule.cpp, network_cost), so a rank's sends of 1000 bytes without dependencies are posted a
 // fixed part apart; o_r plays no part.
 plogp::Params software(plogp::Params p = plogp::testing::linear_params()) {
   for (plogp::SizePoint& point : p.table) point.send_overhead_s = point.gap_s;

@@ -84,7 +84,7 @@ const AlgorithmView kGuarded[] = {
 // pLogP g(m) = fixed + m alpha (exact: sampled from the line), o_s(m) = g(m): the sender's
 // software paces every message, so the simulator's fixed part is g(m) - alpha m and, o_s having
 // grown past a post's CPU cost, a rank's posts follow one another by it (schedule.cpp,
-// posted_cost); L = latency; the fair rule.
+// network_cost); L = latency; the fair rule.
 models::ModelFile model(std::optional<mc::Use> use, double fixed = kFixed,
                         double latency = kLatency) {
   models::ModelFile f;
