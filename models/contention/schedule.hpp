@@ -82,6 +82,9 @@ struct SimulationResult {
 // post's CPU cost (schedule.cpp, network_cost).
 // Messages within one node pay max(0, g(m) - intra_alpha m), then intra_alpha m, never
 // penalised: cheaper than a message between nodes.
+// The completion is at least every rank's CPU time, the o_s of its sends and the o_r of its
+// receives one after another (each read as the smallest message's where it grew past 1.5x of it:
+// a blocking wait, not CPU work), so a rank receiving many small messages is not done at once.
 // `intra`, when given (the model file's [intra_node] table), times the messages within a node:
 // their fixed part max(0, g_intra(m) - intra_alpha m) and their L come from it instead of from
 // `plogp`, which was measured between nodes.

@@ -299,6 +299,31 @@ TEST(Simulate, AFlatScatterOfSmallBlocksCostsSeed001sFlatTree) {
   EXPECT_TRUE(same_seconds(two.solution.start_s.back(), fixed));
 }
 
+TEST(Simulate, AReceiversCpuHandlesItsMessagesOneAfterAnother) {
+  // Eight ranks, one per node, send 16 bytes each to rank 0 at once: alone, each costs g + L =
+  // 1 + 5 us, and the eight share rank 0's link (16 ns each), so the network part ends at
+  // 6.112 us. But rank 0's CPU handles the eight receives one after another, o_r(16) = 3 us
+  // each: 24 us (SMPI's all_at_once of 256-byte blocks at P = 16 on eth25-fattree: (P - 1)
+  // (o_s + o_r) = 30 us, simulated 18 us before).
+  plogp::Params cpu;
+  cpu.latency_s = kL;
+  cpu.table = {{0, 1e-6, 1e-6, 3e-6}, {1 << 20, 1e-6, 1e-6, 3e-6}};
+  Schedule incast{9, {}};
+  for (int r = 1; r <= 8; ++r) incast.messages.push_back({r, 0, 16, {}});
+  EXPECT_TRUE(same_seconds(simulate(incast, one_per_node(9), fair(), cpu).completion_s, 24e-6));
+  // Receives that cost less than the messages' own time change nothing: 8 x 0.5 us < 6.112 us.
+  plogp::Params cheap = cpu;
+  for (plogp::SizePoint& point : cheap.table) point.recv_overhead_s = 5e-7;
+  EXPECT_TRUE(same_seconds(simulate(incast, one_per_node(9), fair(), cheap).completion_s,
+                           1e-6 + 7 * 16e-9 + kL));
+  // Where o_r(m) grew past 1.5 o_r(0) it is a blocking receive's wait for the transfer, which the
+  // network part already times: a receive keeps the CPU o_r(0), 8 x 3 us, not 8 x 10 us.
+  plogp::Params waiting = cpu;
+  waiting.table = {{0, 1e-6, 1e-6, 3e-6}, {16, 1e-6, 1e-6, 10e-6}, {1 << 20, 1e-6, 1e-6, 10e-6}};
+  EXPECT_TRUE(
+      same_seconds(simulate(incast, one_per_node(9), fair(), waiting).completion_s, 24e-6));
+}
+
 TEST(Simulate, ASendersNextSendFollowsItsPreviousOneWithoutTheLatency) {
   // 0 -> 1, then 0 -> 2 after it (a blocking send's program order): the second is posted when
   // the first's transfer ends (2 us), not when node 1 sees it (7 us): 2 g + L = 9 us, as seed
