@@ -1,0 +1,114 @@
+/* Plain-MPI probes, no collsel: what SMPI itself charges a communication pattern, timed as
+   bench/at_scale.py times a call (a barrier, then the last end minus the first start over all
+   ranks: SMPI's clock is global). Each figure of docs/BENCHMARKS.md that rests on one names it.
+     smpicc -O2 -o smpi_probe bench/smpi_probe.c
+     tools/simcluster/simcluster run --platform eth25-fattree -n 16 --ppn 8 --native \
+         --cfg smpi/barrier:ompi_bruck -- ./smpi_probe alltoall 256
+     tools/simcluster/simcluster run --platform gige -n 100 --ppn 1 --native \
+         --cfg smpi/barrier:ompi_bruck -- ./smpi_probe flat 256
+   alltoall M: an All-to-All of M-byte blocks as collsel's alltoall.all_at_once posts it (every
+     receive, then every send, one MPI_Waitall); 3 calls, each with the slowest rank's own time
+     and its posting times ("A rank's CPU floor").
+   flat M: a flat Bcast of M bytes by MPI_Isend; in a first call the root prints when its sends
+     were posted and done, and ranks 1-9, every tenth and the last when their receive completed,
+     relative to the barrier's exit; then 3 timed calls ("The posted burst"). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report(int rank, int call, double t0, double t1, const double* own, int owned,
+                   const char* what) {
+  double ends[2] = {t1, -t0}, span[2], most[3];
+  MPI_Allreduce(ends, span, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Reduce(own, most, owned, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  printf("call %d: last end - first start %.1f us; slowest rank's own time %.1f us", call,
+         (span[0] + span[1]) * 1e6, most[0] * 1e6);
+  if (owned == 3) printf(", %s %.1f us and %.1f us", what, most[1] * 1e6, most[2] * 1e6);
+  printf("\n");
+}
+
+static void alltoall(int m, int rank, int P) {
+  char* sendbuf = calloc((size_t)m * P + 1, 1);
+  char* recvbuf = calloc((size_t)m * P + 1, 1);
+  MPI_Request* requests = malloc(sizeof(MPI_Request) * 2 * (size_t)P);
+  for (int call = 0; call < 3; ++call) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    int n = 0;
+    for (int t = 1; t < P; ++t) {
+      const int from = (rank - t + P) % P;
+      MPI_Irecv(recvbuf + (size_t)from * m, m, MPI_BYTE, from, 0, MPI_COMM_WORLD, &requests[n++]);
+    }
+    const double t_recvs = MPI_Wtime();
+    for (int t = 1; t < P; ++t) {
+      const int to = (rank + t) % P;
+      MPI_Isend(sendbuf + (size_t)to * m, m, MPI_BYTE, to, 0, MPI_COMM_WORLD, &requests[n++]);
+    }
+    const double t_sends = MPI_Wtime();
+    MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    const double t1 = MPI_Wtime();
+    const double own[3] = {t1 - t0, t_recvs - t0, t_sends - t_recvs};
+    report(rank, call, t0, t1, own, 3, "posting its receives and its sends");
+  }
+  free(requests);
+  free(recvbuf);
+  free(sendbuf);
+}
+
+/* The root's MPI_Isend to every other rank, then one MPI_Waitall; the others' MPI_Recv. With
+   `arrivals`, the times are printed relative to `t0` (extra MPI_Wtime calls: not timed). */
+static void flat_call(char* buf, int m, int rank, int P, MPI_Request* requests, int arrivals,
+                      double t0) {
+  if (rank == 0) {
+    for (int i = 1; i < P; ++i) {
+      MPI_Isend(buf + (size_t)i * m, m, MPI_BYTE, i, 0, MPI_COMM_WORLD, &requests[i - 1]);
+    }
+    const double posted = arrivals ? MPI_Wtime() : 0.0;
+    MPI_Waitall(P - 1, requests, MPI_STATUSES_IGNORE);
+    if (arrivals) {
+      printf("root: posted %.1f us, done %.1f us\n", (posted - t0) * 1e6,
+             (MPI_Wtime() - t0) * 1e6);
+    }
+  } else {
+    MPI_Recv(buf, m, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (arrivals && (rank < 10 || rank % 10 == 0 || rank == P - 1)) {
+      printf("rank %d: received at %.1f us\n", rank, (MPI_Wtime() - t0) * 1e6);
+    }
+  }
+}
+
+static void flat(int m, int rank, int P) {
+  char* buf = calloc((size_t)m * P + 1, 1);
+  MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)P);
+  MPI_Barrier(MPI_COMM_WORLD);
+  flat_call(buf, m, rank, P, requests, 1, MPI_Wtime());
+  for (int call = 0; call < 3; ++call) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    flat_call(buf, m, rank, P, requests, 0, t0);
+    const double t1 = MPI_Wtime();
+    const double own[1] = {t1 - t0};
+    report(rank, call, t0, t1, own, 1, "");
+  }
+  free(requests);
+  free(buf);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const int m = argc > 2 ? atoi(argv[2]) : 256;
+  if (argc > 1 && strcmp(argv[1], "alltoall") == 0) {
+    alltoall(m, rank, P);
+  } else if (argc > 1 && strcmp(argv[1], "flat") == 0) {
+    flat(m, rank, P);
+  } else if (rank == 0) {
+    fprintf(stderr, "usage: smpi_probe alltoall|flat BYTES (see the comment at its top)\n");
+  }
+  MPI_Finalize();
+  return 0;
+}
