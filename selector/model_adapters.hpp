@@ -24,6 +24,18 @@ Prediction plain(const models::ModelFile& f, const CallShape& s, const Policy&) 
   return {F(f.plogp, s.comm_size, s.bytes), {}};
 }
 
+using Burst = double (*)(const models::plogp::Params&, int, std::uint64_t, double);
+
+// A root's flat fan-out, given the link's time per byte of the model's [contention] section (0
+// without a usable one): where its sends wait for their transfers, the link paces the burst
+// (models::plogp::Params::burst_gap_s).
+template <Burst F>
+Prediction flat_burst(const models::ModelFile& f, const CallShape& s, const Policy&) {
+  const double link =
+      f.contention && !f.contention->invalid_reason() ? f.contention->alpha_s_per_byte : 0.0;
+  return {F(f.plogp, s.comm_size, s.bytes, link), {}};
+}
+
 using Fanout = double (*)(const models::logfp::Params&, const models::plogp::Params&, int,
                           std::uint64_t);
 

@@ -38,9 +38,6 @@
 namespace collsel::models::contention {
 namespace {
 
-// How far o_s(m) may grow above o_s(0) and still be read as the CPU's cost of a post.
-constexpr double kPostCostGrowth = 1.5;
-
 // An unbiased draw in [0, bound) by rejection, written out rather than taken from
 // std::uniform_int_distribution (whose algorithm the standard leaves to the library), so every
 // rank of a job, and every build, derives the same random placement from the same seed.
@@ -78,20 +75,8 @@ NetworkCost network_cost(const plogp::Params& pair, const Message& msg, double g
   if (msg.unposted || msg.pipelined) return {std::max(alpha_m, gap - o_s), std::nullopt};
   NetworkCost cost;
   cost.wire_s = gap > o_s ? std::max(alpha_m, gap) : alpha_m;
-  if (o_s <= kPostCostGrowth * pair.send_overhead_s(0)) cost.spacing_s = std::min(o_s, gap);
+  if (!pair.send_waits(msg.bytes)) cost.spacing_s = std::min(o_s, gap);
   return cost;
-}
-
-// What one message of `bytes` keeps a rank's CPU busy for, `overhead` being o_s or o_r: the
-// measured overhead while it stays near the smallest message's (within kPostCostGrowth), else the
-// smallest message's. Above that the measured overhead is a blocking send's or receive's wait for
-// the transfer (o_s(64 KiB) = 26 us on SMPI's eth25-fattree, where smpi/ois charges 1 us), which
-// the network part of the simulation already times.
-double cpu_cost(const plogp::Params& pair,
-                double (plogp::Params::*overhead)(std::uint64_t) const, std::uint64_t bytes) {
-  const double small = (pair.*overhead)(0);
-  const double o = (pair.*overhead)(bytes);
-  return o <= kPostCostGrowth * small ? o : small;
 }
 
 int node_count(int ranks, int ranks_per_node) {
@@ -216,10 +201,8 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // receives ahead".
     const bool local = c.src == c.dst && intra != nullptr && !intra->table.empty();
     const plogp::Params& pair = local ? *intra : plogp;
-    cpu_s[static_cast<std::size_t>(msg.src)] +=
-        cpu_cost(pair, &plogp::Params::send_overhead_s, msg.bytes);
-    cpu_s[static_cast<std::size_t>(msg.dst)] +=
-        cpu_cost(pair, &plogp::Params::recv_overhead_s, msg.bytes);
+    cpu_s[static_cast<std::size_t>(msg.src)] += pair.send_cpu_s(msg.bytes);
+    cpu_s[static_cast<std::size_t>(msg.dst)] += pair.recv_cpu_s(msg.bytes);
     const double gap = msg.pipelined ? (msg.forwarded ? pair.forwarding_gap_s(msg.bytes)
                                                       : pair.pipeline_gap_s(msg.bytes))
                        : msg.unposted ? pair.gap_s(msg.bytes)

@@ -133,6 +133,26 @@ double Params::recv_overhead_s(std::uint64_t m) const {
   return value_at(*this, m, &SizePoint::recv_overhead_s);
 }
 
+bool Params::send_waits(std::uint64_t m) const {
+  return send_overhead_s(m) > kCpuOverheadGrowth * send_overhead_s(0);
+}
+
+double Params::send_cpu_s(std::uint64_t m) const {
+  return send_waits(m) ? send_overhead_s(0) : send_overhead_s(m);
+}
+
+double Params::recv_cpu_s(std::uint64_t m) const {
+  const double small = recv_overhead_s(0);
+  const double o = recv_overhead_s(m);
+  return o > kCpuOverheadGrowth * small ? small : o;
+}
+
+double Params::burst_gap_s(std::uint64_t m, double link_s_per_byte) const {
+  const double gap = posted_gap_s(m);
+  if (link_s_per_byte <= 0.0 || !send_waits(m)) return gap;
+  return std::min(gap, std::max(link_s_per_byte * static_cast<double>(m), send_overhead_s(0)));
+}
+
 std::optional<std::string> Params::invalid_reason() const {
   if (!usable_time(latency_s)) {
     return fmt::format("latency_s is {} (must be finite and >= 0)", latency_s);

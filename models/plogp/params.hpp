@@ -53,6 +53,10 @@ struct SizePoint {
 // protocol switch stays a step instead of being smeared into a ramp. A side with a single point
 // uses that point, extended above it with the slope of the last two points of the whole table.
 // A side with no points falls back to the whole table. Results are never negative.
+// How far o_s(m) or o_r(m) may grow above the smallest message's and still be read as the CPU's
+// work on the message (Params::send_waits, send_cpu_s, recv_cpu_s).
+inline constexpr double kCpuOverheadGrowth = 1.5;
+
 struct Params {
   double latency_s = 0.0;                          // L
   double latency_spread = 0.0;                     // as SizePoint's spreads; 0: unknown
@@ -100,6 +104,22 @@ struct Params {
   [[nodiscard]] double pair_share(std::uint64_t m) const;
   [[nodiscard]] double send_overhead_s(std::uint64_t m) const;
   [[nodiscard]] double recv_overhead_s(std::uint64_t m) const;
+  // Whether o_s(m) has grown past kCpuOverheadGrowth times o_s(0): then it is not the CPU's cost
+  // of posting a send but a blocking send's wait for its transfer (a rendezvous: SMPI's gige
+  // o_s(64 KiB) = 902 us, where smpi/ois charges an MPI_Isend 3 us).
+  [[nodiscard]] bool send_waits(std::uint64_t m) const;
+  // What a send or a receive of m bytes keeps the CPU busy for: o_s(m) or o_r(m) while it stays
+  // within kCpuOverheadGrowth of the smallest message's, else the smallest message's (the rest
+  // was a wait for the transfer, which the network part of a model times).
+  [[nodiscard]] double send_cpu_s(std::uint64_t m) const;
+  [[nodiscard]] double recv_cpu_s(std::uint64_t m) const;
+  // The spacing of a root's burst of posted sends of m bytes to distinct receivers (a flat
+  // Bcast's or Scatter's fan-out): g_p(m), except where the sends wait for their transfers
+  // (send_waits): there the handshakes of the next messages overlap the current transfer, and
+  // the link paces the burst, min(g_p(m), max(link_s_per_byte m, o_s(0))). link_s_per_byte <= 0
+  // (unknown: a model without [contention]) keeps g_p(m). docs/MODELS.md, "A burst of waiting
+  // sends".
+  [[nodiscard]] double burst_gap_s(std::uint64_t m, double link_s_per_byte) const;
 
   // Empty when the parameters are usable; otherwise the first problem, as a sentence.
   [[nodiscard]] std::optional<std::string> invalid_reason() const;

@@ -25,9 +25,9 @@ std::uint64_t times(std::uint64_t j, std::uint64_t m) {
 // Every Scatter message goes to a receiver whose receive is already posted: the posted pair
 // (g_p, L_p) of docs/MODELS.md, "Two gaps"; the stream pair without a posted column.
 
-double scatter_flat(const Params& p, int P, std::uint64_t m) {
+double scatter_flat(const Params& p, int P, std::uint64_t m, double link_s_per_byte) {
   if (nothing_sent(P, m)) return 0.0;
-  return static_cast<double>(P - 1) * p.posted_gap_s(m) + p.posted_latency_s(m);
+  return static_cast<double>(P - 1) * p.burst_gap_s(m, link_s_per_byte) + p.posted_latency_s(m);
 }
 
 double scatter_chain(const Params& p, int P, std::uint64_t m) {

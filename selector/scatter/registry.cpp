@@ -17,7 +17,7 @@ constexpr auto forwarded_blocks = adapters::fits_int<0>;
 
 constexpr std::array<Algorithm<ScatterCall>, 3> kScatter{{
     {{"scatter.flat", "root sends every rank its block directly",
-      adapters::fanout_or<models::logfp::scatter_flat, plain<m::scatter_flat>>,
+      adapters::fanout_or<models::logfp::scatter_flat, adapters::flat_burst<m::scatter_flat>>,
       adapters::always, false, schedule::scatter_flat},
      scatter::flat},
     {{"scatter.chain", "blocks travel down a chain, each rank keeps its own",

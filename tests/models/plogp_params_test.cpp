@@ -37,6 +37,31 @@ TEST(PlogpParams, EachAccessorReadsItsOwnColumn) {
   EXPECT_TRUE(same_seconds(p.recv_overhead_s(512), 4.024e-7));  // 3e-7 + 1024e-10
 }
 
+TEST(PlogpParams, AnOverheadPastOneAndAHalfTimesTheSmallestIsAWaitNotCpuWork) {
+  // linear_params(): o_s(m) = 0.2 us + m x 0.1 ns, o_r(m) = 0.3 us + m x 0.2 ns.
+  const Params p = linear_params();
+  EXPECT_FALSE(p.send_waits(512));                            // 0.2512 us <= 0.3 us
+  EXPECT_TRUE(p.send_waits(1024));                            // 0.3024 us > 0.3 us
+  EXPECT_TRUE(same_seconds(p.send_cpu_s(512), 2.512e-7));     // the send's own overhead
+  EXPECT_TRUE(same_seconds(p.send_cpu_s(65536), 2e-7));       // o_s(0): the rest was a wait
+  EXPECT_TRUE(same_seconds(p.recv_cpu_s(512), 4.024e-7));     // <= 0.45 us
+  EXPECT_TRUE(same_seconds(p.recv_cpu_s(1024), 3e-7));        // 0.5048 us > 0.45 us: o_r(0)
+}
+
+TEST(PlogpParams, ABurstOfWaitingSendsIsPacedByTheLink) {
+  const Params p = linear_params();
+  // 64 KiB sends wait for their transfers (o_s = 6.75 us): at 0.5 ns per byte the link carries
+  // one in 32.768 us, where g(65536) = 66.536 us; a link slower than g keeps g, an unknown one
+  // (0) too.
+  EXPECT_TRUE(same_seconds(p.burst_gap_s(65536, 0.5e-9), 32.768e-6));
+  EXPECT_TRUE(same_seconds(p.burst_gap_s(65536, 2e-9), 66.536e-6));
+  EXPECT_TRUE(same_seconds(p.burst_gap_s(65536, 0.0), 66.536e-6));
+  // 100-byte sends are posted (o_s(100) = 0.21 us): the burst keeps g(100), whatever the link.
+  EXPECT_TRUE(same_seconds(p.burst_gap_s(100, 0.5e-9), 1.1e-6));
+  // A link faster than the CPU's post: the burst is paced by o_s(0).
+  EXPECT_TRUE(same_seconds(p.burst_gap_s(65536, 1e-15), 2e-7));
+}
+
 TEST(PlogpParams, ThePostedGapReadsItsOwnColumnAndItsLatencyKeepsTheOneWayTime) {
   const Params p = testing::two_gap_params();
   EXPECT_TRUE(same_seconds(p.posted_gap_s(512), 9.096e-7));  // 5e-7 + 512 x 8e-10

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "models/alltoall/contention.hpp"
+#include "models/contention/params.hpp"
 #include "models/logfp/fanout.hpp"
 #include "models/plogp/bcast.hpp"
 #include "models/plogp/scatter.hpp"
@@ -80,6 +81,30 @@ TEST(LogfpAdapter, LargerMessagesAndFilesWithoutLogfpKeepPlogp) {
   const models::ModelFile g = with_logfp();
   EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.binomial", g, 8, 16),
                    models::plogp::bcast_binomial(g.plogp, 8, 16));
+}
+
+// The flat fan-outs take the link's time per byte from the [contention] section: a burst of
+// sends that wait for their transfers runs at the link's pace (models::plogp::Params::
+// burst_gap_s), which the closed form alone does not know.
+TEST(FlatBurst, TheFlatFanoutsTakeTheLinkFromTheContentionSection) {
+  models::ModelFile f = with_logfp();
+  f.logfp.reset();
+  constexpr std::uint64_t m = 65536;  // o_s(m) = 7.2 us, past 1.5 o_s(1): the sends wait
+  ASSERT_TRUE(f.plogp.send_waits(m));
+  const double without = models::plogp::scatter_flat(f.plogp, 8, m);
+  EXPECT_DOUBLE_EQ(predicted(Collective::scatter, "scatter.flat", f, 8, m), without);
+  models::contention::Params c;
+  c.rule = models::contention::RuleKind::fair;
+  c.alpha_s_per_byte = 1e-9;
+  f.contention = c;
+  EXPECT_DOUBLE_EQ(predicted(Collective::scatter, "scatter.flat", f, 8, m),
+                   models::plogp::scatter_flat(f.plogp, 8, m, 1e-9));
+  EXPECT_DOUBLE_EQ(predicted(Collective::bcast, "bcast.flat", f, 8, m),
+                   models::plogp::bcast_flat(f.plogp, 8, m, 1e-9));
+  EXPECT_LT(predicted(Collective::scatter, "scatter.flat", f, 8, m), without / 2);
+  // An unusable section is no link.
+  f.contention->alpha_s_per_byte = -1.0;
+  EXPECT_DOUBLE_EQ(predicted(Collective::scatter, "scatter.flat", f, 8, m), without);
 }
 
 TEST(AlltoallRegistry, WindowedSchedulesPayEveryMessagesOverheads) {
