@@ -81,9 +81,9 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }
 
-double bcast_flat(const Params& p, int P, std::uint64_t m, double link_s_per_byte) {
+double bcast_flat(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
-  return others(P) * p.burst_gap_s(m, link_s_per_byte) + Lp(p, m);
+  return others(P) * gp(p, m) + Lp(p, m);
 }
 
 double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m) {

@@ -11,8 +11,10 @@
 
 namespace collsel::models::plogp {
 
-// (P-1) g(m) + L; with the link's time per byte known (> 0), (P-1) b(m) + L as scatter_flat.
-double bcast_flat(const Params& p, int P, std::uint64_t m, double link_s_per_byte = 0.0);
+// (P-1) g(m) + L. Not scatter_flat's burst: collsel's flat tree (the tree engine) completes each
+// send before the next, so its rendezvous handshakes do not overlap (docs/MODELS.md, "A burst of
+// waiting sends").
+double bcast_flat(const Params& p, int P, std::uint64_t m);
 // (P-1) g(m) + 2 g(1) + 3 L
 double bcast_flat_rendezvous(const Params& p, int P, std::uint64_t m);
 // (P-1) (g(s) k) + L

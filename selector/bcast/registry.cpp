@@ -18,7 +18,7 @@ constexpr auto one_message = adapters::fits_int<1>;
 
 constexpr std::array<Algorithm<BcastCall>, 11> kBcast{{
     {{"bcast.flat", "root sends the whole message to every rank",
-      adapters::fanout_or<models::logfp::bcast_flat, adapters::flat_burst<m::bcast_flat>>,
+      adapters::fanout_or<models::logfp::bcast_flat, plain<m::bcast_flat>>,
       one_message, false, schedule::bcast_flat},
      bcast::flat},
     {{"bcast.flat_rendezvous", "flat tree, request/ready handshake before each message",
