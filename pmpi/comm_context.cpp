@@ -147,8 +147,7 @@ std::optional<LearnedShape> ShapeState::learned(const CallShape& shape) const {
   LearnedShape l;
   l.shape = shape;
   const auto label = [](const Choice& c) {
-    return learned_label(c.name, c.moved_segment ? std::optional(c.params.segment_bytes)
-                                                 : std::nullopt);
+    return learned_label(c.name, c.moved_segment, c.params.segment_bytes);
   };
   l.model_choice = std::string(ranking.front().name);
   l.chosen = label(ranking[chosen]);

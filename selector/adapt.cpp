@@ -68,8 +68,7 @@ std::vector<std::uint64_t> segment_variants(std::uint64_t bytes, std::uint64_t s
 }
 
 std::string RankedEntry::label() const {
-  return learned_label(cost.name,
-                       moved_segment ? std::optional(cost.params.segment_bytes) : std::nullopt);
+  return learned_label(cost.name, moved_segment, cost.params.segment_bytes);
 }
 
 std::vector<double> AdaptPlan::predicted_s() const {
@@ -369,10 +368,26 @@ bool ShapeMonitor::has_ties() const {
   return false;
 }
 
+int ShapeMonitor::closest_segmented_runner_up() const {
+  const auto& measured = outcome_.measured_s;
+  const double within =
+      (1.0 + settings_.tie_margin) * measured[static_cast<std::size_t>(incumbent_)];
+  int best = -1;
+  for (int i = 0; i < ranking_size(); ++i) {
+    const double t = measured[static_cast<std::size_t>(i)];
+    if (i == incumbent_ || is_variant(i) || !(t <= within)) continue;  // NaN: never measured
+    const bool segmented = std::any_of(variant_of_.begin(), variant_of_.end(),
+                                       [i](int parent) { return parent == i; });
+    if (segmented && (best < 0 || t < measured[static_cast<std::size_t>(best)])) best = i;
+  }
+  return best;
+}
+
 void ShapeMonitor::begin_exploring(bool ties_only) {
-  // Once per shape and run: the bound on exploratory calls is (max_candidates + 2) x
-  // max_trial_calls (the runners-up, then the kept one's two segment variants), and a runner-up
-  // past trial_calls measured faster than the incumbent.
+  // Once per shape and run: the bound on exploratory calls is (max_candidates + 4) x
+  // max_trial_calls (the runners-up, then the two segment variants of the kept one and of its
+  // closest segmented runner-up), and a runner-up past trial_calls measured faster than the
+  // incumbent.
   outcome_.explored = true;
   model_departed_ = !ties_only;
   to_try_.clear();
@@ -416,14 +431,22 @@ void ShapeMonitor::finish_exploring() {
   // abandoned calls (13 ms, 6 % of the 200 calls); with the gaps / 3 the model's choice ran 2.9x
   // slower than predicted, and chain_segmented, kept, ran as the wrong model predicted it (1.74
   // ms, 1.64 predicted) at a segment 4x too small: x 4 halved its time.
+  // Also the variants of the segmented runner-up measured closest to the kept entry (within the
+  // tie margin): the wrong model's segment handicaps it as much. With the gaps / 3 the model
+  // chose binomial_segmented (2.08 ms a call measured); chain_segmented, tried at the same
+  // model's 1536-byte segments, took 2.25 ms and was not kept, and at 6144 bytes takes 0.88 ms.
   const auto k = static_cast<std::size_t>(incumbent_);
   if (!segments_tried_ &&
       (model_departed_ ||
        departs_from(measured[k], outcome_.measured_rel_se[k], predicted_[k]))) {
     segments_tried_ = true;
     to_try_.clear();
-    for (int i = 0; i < ranking_size(); ++i) {
-      if (is_variant(i, incumbent_)) to_try_.push_back(i);
+    const int close = closest_segmented_runner_up();
+    for (int of : {incumbent_, close}) {
+      if (of < 0) continue;
+      for (int i = 0; i < ranking_size(); ++i) {
+        if (is_variant(i, of)) to_try_.push_back(i);
+      }
     }
     if (!to_try_.empty()) {
       std::fill(accepted_.begin(), accepted_.end(), false);

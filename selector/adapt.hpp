@@ -209,11 +209,16 @@ class ShapeMonitor {
   // Ranking entry i is predicted within tie_margin of the incumbent (never a variant).
   [[nodiscard]] bool is_tie(int i) const;
   [[nodiscard]] bool has_ties() const;
+  // The runner-up (not a variant, not the incumbent) with segment variants that measured
+  // fastest, and within tie_margin of the incumbent's measured time; -1 when none.
+  [[nodiscard]] int closest_segmented_runner_up() const;
 
   AdaptSettings settings_;
   std::vector<double> predicted_;
   std::vector<int> variant_of_;
-  bool segments_tried_ = false;  // the kept entry's segment variants had their trials
+  // The segment variants (the kept entry's, and its closest segmented runner-up's) had their
+  // trials.
+  bool segments_tried_ = false;
   bool model_departed_ = false;  // exploring because the measurement departed from the model
   Phase phase_ = Phase::monitoring;
   int current_ = 0;

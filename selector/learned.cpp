@@ -97,6 +97,11 @@ std::string learned_label(std::string_view algorithm, std::optional<std::uint64_
   return segment_bytes ? fmt::format("{}@{}", algorithm, *segment_bytes) : std::string(algorithm);
 }
 
+std::string learned_label(std::string_view algorithm, bool moved_segment,
+                          std::uint64_t segment_bytes) {
+  return learned_label(algorithm, moved_segment ? std::optional(segment_bytes) : std::nullopt);
+}
+
 std::optional<LearnedLabel> parse_learned_label(Collective coll, std::string_view label) {
   LearnedLabel out;
   const std::size_t at = label.find('@');

@@ -42,6 +42,10 @@ struct LearnedLabel {
   std::optional<std::uint64_t> segment_bytes;
 };
 std::string learned_label(std::string_view algorithm, std::optional<std::uint64_t> segment_bytes);
+// The label of an algorithm run at `segment_bytes`: with the segment only where it moved it from
+// the model's (a trial's variant, or a learned one), which is what a later run must reproduce.
+std::string learned_label(std::string_view algorithm, bool moved_segment,
+                          std::uint64_t segment_bytes);
 // Nothing unless `label` names an algorithm of `coll`, with a segment only for a segmented one
 // and then a positive integer.
 std::optional<LearnedLabel> parse_learned_label(Collective coll, std::string_view label);

@@ -502,6 +502,28 @@ TEST(ShapeMonitor, TriesOnlyTheVariantsOfTheEntryItKeeps) {
   EXPECT_EQ(m.outcome().explore_calls, 8u);
 }
 
+TEST(ShapeMonitor, AlsoTriesTheSegmentsOfTheClosestSegmentedRunnerUp) {
+  // The model's choice 0 (variants 2, 3) departs (2.0 against 1.0); its segmented runner-up 1
+  // (variants 4, 5) measures 2.2, within the 25 % tie margin but not kept. The same wrong model
+  // chose 1's segment: after 0's variants (3.0 and 2.5, slower), 1's are tried, and variant 4
+  // (0.5) wins; variant 5 (5.0) is dropped after its first call. The simulated gige case with
+  // the gaps / 3: chain_segmented at the wrong model's segment 8 % behind binomial_segmented,
+  // 2.4x faster at 4x that segment.
+  const std::vector<int> variant_of{-1, -1, 0, 0, 1, 1};
+  ShapeMonitor m(explore_settings(), {1.0, 1.3, 1.4, 1.4, 1.4, 1.4}, std::nullopt, variant_of);
+  Driver d{m, std::vector<double>{2.0, 2.2, 3.0, 2.5, 0.5, 5.0}};
+  d.calls(8 + 4 + 4 + 4 + 4 + 1 + 10);
+  EXPECT_EQ(m.outcome().chosen, 4);
+  EXPECT_EQ(m.outcome().explore_calls, 17u);
+  EXPECT_EQ(d.ran.back(), 4);
+  // A runner-up 30 % behind (2.6) is outside the margin: only the kept entry's variants.
+  ShapeMonitor far(explore_settings(), {1.0, 1.3, 1.4, 1.4, 1.4, 1.4}, std::nullopt, variant_of);
+  Driver f{far, std::vector<double>{2.0, 2.6, 3.0, 2.5, 0.5, 5.0}};
+  f.calls(100);
+  for (int c : f.ran) EXPECT_TRUE(c != 4 && c != 5);
+  EXPECT_EQ(far.outcome().chosen, 0);
+}
+
 TEST(ShapeMonitor, AfterADepartureTheKeptEntrysSegmentIsTriedEvenWhenItRunsAsPredicted) {
   // The model's choice departs (2.0 against 1.0); runner-up 1 wins its trial at 1.2, as
   // predicted (1.3), but by the same model that chose its segment.
