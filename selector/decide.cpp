@@ -36,10 +36,12 @@ struct Simulation {
 // With one rank per node, whether `use = "auto"` simulates this call anyway. Only the All-to-All:
 // at one rank per node the closed forms of Bcast and Scatter carry a node's own contention (the
 // shared fan-out, the pair share), but the All-to-All's carries it through a signature fitted at
-// n' ranks, which at other P missed by 1.3-1.5x (docs/BENCHMARKS.md, cause (c)). Only where the
-// simulation's assumption holds: it charges a receiver nothing per message, so a block's link
-// time must hide the receive overhead o_r(m) (below that, all_at_once of 256 B-4 KiB was
-// simulated 55-77 % short on the simulated fat trees). And only where the direct exchange's
+// n' ranks, which at other P missed by 1.3-1.5x (docs/BENCHMARKS.md, cause (c)). Only where a
+// block's link time hides the receive overhead o_r(m): below that, when the simulation charged a
+// receiver nothing per message, all_at_once of 256 B-4 KiB was simulated 55-77 % short on the
+// simulated fat trees; with a rank's CPU floor (models/contention/schedule.cpp) serving those
+// blocks too moved one choice the wrong way (ib-fattree, P = 48, 4 KiB: Bruck, 25 % slower than
+// all_at_once), so the condition stays. And only where the direct exchange's
 // P (P - 1) messages can all be simulated, so no schedule is compared with another's closed form.
 bool alltoall_simulated_alone(const CallShape& shape, const contention::Params& params,
                               const models::plogp::Params& plogp) {
