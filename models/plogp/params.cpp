@@ -13,6 +13,11 @@ namespace {
 using Field = double SizePoint::*;
 using Points = std::span<const SizePoint>;
 
+// An overhead `o` past kCpuOverheadGrowth times the smallest message's is a blocking call's wait
+// for the transfer, not CPU work; the CPU's part of it is then the smallest message's.
+bool waits(double o, double smallest) { return o > kCpuOverheadGrowth * smallest; }
+double cpu_part(double o, double smallest) { return waits(o, smallest) ? smallest : o; }
+
 // The points interpolation at m may use: only those on m's side of the eager limit, because the
 // library changes protocol there and a ramp between the two sides would predict a cost that no
 // message size actually has.
@@ -134,17 +139,15 @@ double Params::recv_overhead_s(std::uint64_t m) const {
 }
 
 bool Params::send_waits(std::uint64_t m) const {
-  return send_overhead_s(m) > kCpuOverheadGrowth * send_overhead_s(0);
+  return waits(send_overhead_s(m), send_overhead_s(0));
 }
 
 double Params::send_cpu_s(std::uint64_t m) const {
-  return send_waits(m) ? send_overhead_s(0) : send_overhead_s(m);
+  return cpu_part(send_overhead_s(m), send_overhead_s(0));
 }
 
 double Params::recv_cpu_s(std::uint64_t m) const {
-  const double small = recv_overhead_s(0);
-  const double o = recv_overhead_s(m);
-  return o > kCpuOverheadGrowth * small ? small : o;
+  return cpu_part(recv_overhead_s(m), recv_overhead_s(0));
 }
 
 double Params::burst_gap_s(std::uint64_t m, double link_s_per_byte) const {

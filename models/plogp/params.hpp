@@ -46,6 +46,10 @@ struct SizePoint {
   double one_way_s = 0.0;
 };
 
+// How far o_s(m) or o_r(m) may grow above the smallest message's and still be read as the CPU's
+// work on the message (Params::send_waits, send_cpu_s, recv_cpu_s).
+inline constexpr double kCpuOverheadGrowth = 1.5;
+
 // Interpolation rule (docs/MODELS.md, "Interpolation"): piecewise linear in m between table points,
 // clamped to the first point below the table, linearly extrapolated from the last two points above
 // it (slope clamped to >= 0). Points on the two sides of the MPI library's eager limit E are never
@@ -53,10 +57,6 @@ struct SizePoint {
 // protocol switch stays a step instead of being smeared into a ramp. A side with a single point
 // uses that point, extended above it with the slope of the last two points of the whole table.
 // A side with no points falls back to the whole table. Results are never negative.
-// How far o_s(m) or o_r(m) may grow above the smallest message's and still be read as the CPU's
-// work on the message (Params::send_waits, send_cpu_s, recv_cpu_s).
-inline constexpr double kCpuOverheadGrowth = 1.5;
-
 struct Params {
   double latency_s = 0.0;                          // L
   double latency_spread = 0.0;                     // as SizePoint's spreads; 0: unknown
@@ -113,8 +113,8 @@ struct Params {
   // was a wait for the transfer, which the network part of a model times).
   [[nodiscard]] double send_cpu_s(std::uint64_t m) const;
   [[nodiscard]] double recv_cpu_s(std::uint64_t m) const;
-  // The spacing of a root's burst of posted sends of m bytes to distinct receivers (a flat
-  // Bcast's or Scatter's fan-out): g_p(m), except where the sends wait for their transfers
+  // The spacing of a root's burst of posted sends of m bytes to distinct receivers, all in flight
+  // at once (the flat Scatter's fan-out): g_p(m), except where the sends wait for their transfers
   // (send_waits): there the handshakes of the next messages overlap the current transfer, and
   // the link paces the burst, min(g_p(m), max(link_s_per_byte m, o_s(0))). link_s_per_byte <= 0
   // (unknown: a model without [contention]) keeps g_p(m). docs/MODELS.md, "A burst of waiting
