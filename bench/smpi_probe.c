@@ -7,8 +7,12 @@
      tools/simcluster/simcluster run --platform gige -n 100 --ppn 1 --native \
          --cfg smpi/barrier:ompi_bruck -- ./smpi_probe flat 256
    alltoall M: an All-to-All of M-byte blocks as collsel's alltoall.all_at_once posts it (every
-     receive, then every send, one MPI_Waitall); 3 calls, each with the slowest rank's own time
-     and its posting times ("A rank's CPU floor").
+     receive, from rank+t, then every send, to rank-t, one MPI_Waitall); 3 calls, each with the
+     slowest rank's own time and its posting times ("A rank's CPU floor").
+   alltoall-mirrored M: the same with the mirror order (receive from rank-t, send to rank+t),
+     all_at_once's until the seventeenth session ("Posting order").
+   native-alltoall M: MPI_Alltoall itself, i.e. the SMPI algorithm --cfg smpi/alltoall:NAME
+     names (ompi: Open MPI's selector), timed the same way.
    flat M: a flat Bcast of M bytes by MPI_Isend; in a first call the root prints when its sends
      were posted and done, and ranks 1-9, every tenth and the last when their receive completed,
      relative to the barrier's exit; then 3 timed calls ("The posted burst"). */
@@ -29,7 +33,8 @@ static void report(int rank, int call, double t0, double t1, const double* own, 
   printf("\n");
 }
 
-static void alltoall(int m, int rank, int P) {
+/* mirrored = 0: collsel's order (receive from rank+t, send to rank-t), 1: the mirror order. */
+static void alltoall(int m, int rank, int P, int mirrored) {
   char* sendbuf = calloc((size_t)m * P + 1, 1);
   char* recvbuf = calloc((size_t)m * P + 1, 1);
   MPI_Request* requests = malloc(sizeof(MPI_Request) * 2 * (size_t)P);
@@ -38,12 +43,12 @@ static void alltoall(int m, int rank, int P) {
     const double t0 = MPI_Wtime();
     int n = 0;
     for (int t = 1; t < P; ++t) {
-      const int from = (rank - t + P) % P;
+      const int from = mirrored ? (rank - t + P) % P : (rank + t) % P;
       MPI_Irecv(recvbuf + (size_t)from * m, m, MPI_BYTE, from, 0, MPI_COMM_WORLD, &requests[n++]);
     }
     const double t_recvs = MPI_Wtime();
     for (int t = 1; t < P; ++t) {
-      const int to = (rank + t) % P;
+      const int to = mirrored ? (rank + t) % P : (rank - t + P) % P;
       MPI_Isend(sendbuf + (size_t)to * m, m, MPI_BYTE, to, 0, MPI_COMM_WORLD, &requests[n++]);
     }
     const double t_sends = MPI_Wtime();
@@ -79,6 +84,21 @@ static void flat_call(char* buf, int m, int rank, int P, MPI_Request* requests, 
   }
 }
 
+static void native_alltoall(int m, int rank, int P) {
+  char* sendbuf = calloc((size_t)m * P + 1, 1);
+  char* recvbuf = calloc((size_t)m * P + 1, 1);
+  for (int call = 0; call < 3; ++call) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    MPI_Alltoall(sendbuf, m, MPI_BYTE, recvbuf, m, MPI_BYTE, MPI_COMM_WORLD);
+    const double t1 = MPI_Wtime();
+    const double own[1] = {t1 - t0};
+    report(rank, call, t0, t1, own, 1, "");
+  }
+  free(recvbuf);
+  free(sendbuf);
+}
+
 static void flat(int m, int rank, int P) {
   char* buf = calloc((size_t)m * P + 1, 1);
   MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)P);
@@ -103,11 +123,16 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const int m = argc > 2 ? atoi(argv[2]) : 256;
   if (argc > 1 && strcmp(argv[1], "alltoall") == 0) {
-    alltoall(m, rank, P);
+    alltoall(m, rank, P, 0);
+  } else if (argc > 1 && strcmp(argv[1], "alltoall-mirrored") == 0) {
+    alltoall(m, rank, P, 1);
+  } else if (argc > 1 && strcmp(argv[1], "native-alltoall") == 0) {
+    native_alltoall(m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "flat") == 0) {
     flat(m, rank, P);
   } else if (rank == 0) {
-    fprintf(stderr, "usage: smpi_probe alltoall|flat BYTES (see the comment at its top)\n");
+    fprintf(stderr, "usage: smpi_probe alltoall|alltoall-mirrored|native-alltoall|flat BYTES\n"
+                    "(see the comment at its top)\n");
   }
   MPI_Finalize();
   return 0;

@@ -4,7 +4,7 @@
 //                    one PMPI_Sendrecv; round t starts when round t-1's send and receive have
 //                    both completed.
 //   pairwise:        the same rounds; partner r XOR t on both sides when n is a power of two.
-//   all_at_once:     every send posted at once, one Waitall: no dependencies.
+//   all_at_once:     every send (to r-t) posted at once, one Waitall: no dependencies.
 //   windowed(k):     exchange t (send to r+t, receive from r-t) reuses the slot of exchange
 //                    t-k and waits for it first: it follows exchange t-k's send and receive.
 //   bruck:           round j (d = 2^j) sends bruck_round_blocks(n, j) packed blocks to r+d and
@@ -60,7 +60,11 @@ Schedule alltoall_pairwise(const CallShape& call, const AlgoParams& params) {
 }
 
 Schedule alltoall_all_at_once(const CallShape& call, const AlgoParams&) {
-  return alltoall_windowed(call, {.segment_bytes = 0, .window = call.comm_size - 1});
+  // windowed's messages at k = n-1, in the libraries' order: round t sends to r-t.
+  const int n = call.comm_size;
+  return rounds(
+      call, n - 1, n - 1, [n](int r, int t) { return mod(r - t, n); },
+      [n](int r, int t) { return mod(r + t, n); }, [&call](int) { return call.bytes; });
 }
 
 Schedule alltoall_windowed(const CallShape& call, const AlgoParams& params) {

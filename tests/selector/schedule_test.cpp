@@ -666,9 +666,14 @@ TEST(AlltoallSchedule, WindowedReusesTheSlotOfExchangeTMinusK) {
       EXPECT_EQ(s.messages[at(m.after[1])].dst, r);
     }
   }
-  // all at once is the window of n-1: every message free to go
-  for (const Message& m : alltoall_all_at_once({Collective::alltoall, n, 10, 0}, {}).messages) {
+  // All at once: every message free to go, in MPICH's and Open MPI's order (round t to r-t).
+  const Schedule all = alltoall_all_at_once({Collective::alltoall, n, 10, 0}, {});
+  ASSERT_EQ(all.messages.size(), at(n * (n - 1)));
+  for (std::size_t i = 0; i < all.messages.size(); ++i) {
+    const Message& m = all.messages[i];
+    const int t = static_cast<int>(i) / n + 1;
     EXPECT_TRUE(m.after.empty());
+    EXPECT_EQ(m.dst, (m.src - t + n) % n) << "t=" << t;
   }
 }
 
