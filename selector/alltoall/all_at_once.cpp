@@ -5,8 +5,8 @@
 // flight. The order is both libraries' (receive from rank+t, send to rank-t), so the schedule is
 // theirs under any arrival order; in SMPI it then takes exactly Open MPI's linear's time. The
 // mirror order (receive from rank-t, send to rank+t; until the seventeenth session) was up to
-// 15 % slower when ranks leave the timing barrier one after another, and up to 12 % faster when
-// they leave it together (docs/BENCHMARKS.md, "The libraries' All-to-All order").
+// 15 % slower when the ranks leave SMPI's default barrier at different times, and up to 12 %
+// faster when they leave it together (docs/BENCHMARKS.md, "The libraries' All-to-All order").
 // Cost: models/alltoall/contention.hpp all_at_once (windowed with k = n-1).
 // Works for any P, count (0 included), datatypes (typed end to end), and MPI_IN_PLACE (blocks.hpp).
 #include "selector/alltoall/algorithms.hpp"
