@@ -15,11 +15,16 @@
      names (ompi: Open MPI's selector), timed the same way.
    flat M: a flat Bcast of M bytes by MPI_Isend; in a first call the root prints when its sends
      were posted and done, and ranks 1-9, every tenth and the last when their receive completed,
-     relative to the barrier's exit; then 3 timed calls ("The posted burst"). */
+     relative to the barrier's exit; then 3 timed calls ("The posted burst").
+   flat-sync M: the same, but every call starts on every rank at one simulated instant (the
+     latest clock after a barrier, plus 50 ms, reached by nanosleep, which SMPI simulates), so
+     no barrier skew is left; arrivals printed in the first call, times from that instant
+     ("A synchronized start"). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void report(int rank, int call, double t0, double t1, const double* own, int owned,
                    const char* what) {
@@ -99,6 +104,37 @@ static void native_alltoall(int m, int rank, int P) {
   free(sendbuf);
 }
 
+/* The latest clock after a barrier plus a margin above any collective's skew (SMPI's clock is
+   global), reached by nanosleep: every rank returns at that instant, which it returns. */
+static double synchronized_start(void) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double now = MPI_Wtime(), latest;
+  MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  const double start = latest + 0.05;
+  const double wait = start - MPI_Wtime();
+  const struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+  nanosleep(&ts, NULL);
+  return start;
+}
+
+static void flat_sync(int m, int rank, int P) {
+  char* buf = calloc((size_t)m * P + 1, 1);
+  MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)P);
+  for (int call = 0; call < 3; ++call) {
+    const double start = synchronized_start();
+    const double lag = MPI_Wtime() - start;
+    flat_call(buf, m, rank, P, requests, call == 0, start);
+    const double t1 = MPI_Wtime();
+    double most_lag;
+    MPI_Reduce(&lag, &most_lag, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("largest start lag %.3f us\n", most_lag * 1e6);
+    const double own[1] = {t1 - start};
+    report(rank, call, start, t1, own, 1, "");
+  }
+  free(requests);
+  free(buf);
+}
+
 static void flat(int m, int rank, int P) {
   char* buf = calloc((size_t)m * P + 1, 1);
   MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)P);
@@ -128,11 +164,13 @@ int main(int argc, char** argv) {
     alltoall(m, rank, P, 1);
   } else if (argc > 1 && strcmp(argv[1], "native-alltoall") == 0) {
     native_alltoall(m, rank, P);
+  } else if (argc > 1 && strcmp(argv[1], "flat-sync") == 0) {
+    flat_sync(m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "flat") == 0) {
     flat(m, rank, P);
   } else if (rank == 0) {
-    fprintf(stderr, "usage: smpi_probe alltoall|alltoall-mirrored|native-alltoall|flat BYTES\n"
-                    "(see the comment at its top)\n");
+    fprintf(stderr, "usage: smpi_probe MODE BYTES, MODE one of alltoall, alltoall-mirrored,\n"
+                    "native-alltoall, flat, flat-sync (see the comment at its top)\n");
   }
   MPI_Finalize();
   return 0;
