@@ -10,7 +10,7 @@
      receive, from rank+t, then every send, to rank-t, one MPI_Waitall); 3 calls, each with the
      slowest rank's own time and its posting times ("A rank's CPU floor").
    alltoall-mirrored M: the same with the mirror order (receive from rank-t, send to rank+t),
-     all_at_once's until the seventeenth session ("Posting order").
+     all_at_once's until the seventeenth session ("The libraries' All-to-All order").
    native-alltoall M: MPI_Alltoall itself, i.e. the SMPI algorithm --cfg smpi/alltoall:NAME
      names (ompi: Open MPI's selector), timed the same way.
    flat M: a flat Bcast of M bytes by MPI_Isend; in a first call the root prints when its sends
@@ -19,7 +19,7 @@
    flat-sync M: the same, but every call starts on every rank at one simulated instant (the
      latest clock after a barrier, plus 50 ms, reached by nanosleep, which SMPI simulates), so
      no barrier skew is left; arrivals printed in the first call, times from that instant
-     ("A synchronized start"). */
+     ("A synchronized start, first look"). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
