@@ -43,6 +43,13 @@ is one; the forced algorithms and the libraries' selectors, which no collsel cha
 as measured. Points whose choice is unchanged keep their time: the simulation is deterministic.
 After a change to an algorithm's code, `extend --fixed NAME` measures it again at every point and
 `rechoose --changed NAME` measures again every choice of it, changed or not.
+
+--skipped (rechoose: collsel's choice; extend: the --fixed algorithms): only the rows that the
+wall guard skipped (`skipped` = 1: a call of that variant took longer than --max-variant-wall
+seconds of wall time at a smaller size of its job), measured again with a larger
+--max-variant-wall, in one simulation per file that holds them; each new row replaces the skipped
+one in place, in the file that held it, so every reader sees it where it saw the old row, and the
+job's log stays as OUT/raw/NAME-again.log.
 """
 import argparse
 import concurrent.futures
@@ -71,7 +78,7 @@ SHARED_BYTES = 4 * MIB
 # A variant whose simulation of one call took longer is skipped at the job's larger sizes: SMPI's
 # flow model costs about the square of the messages in flight, and an All-to-All posting every
 # message at once took 90 s of wall time for one 256-byte call at P = 48 on gige.
-MAX_VARIANT_WALL_S = 30
+MAX_VARIANT_WALL_S = 30  # the default of --max-variant-wall
 
 
 # At 1024 simulated ranks one call of one variant costs minutes of wall time (the first attempt
@@ -213,9 +220,9 @@ def list_natives(args):
     return natives
 
 
-def run_job(args, platform, P, ppn, coll, sizes, group):
+def run_job(args, platform, P, ppn, coll, sizes, group, suffix=""):
     raw = os.path.join(args.out, "raw")
-    name = job_name(platform, P, ppn, coll, sizes, group)
+    name = job_name(platform, P, ppn, coll, sizes, group) + suffix
     final = os.path.join(raw, name + ".csv")
     if os.path.exists(final):
         return name, "done before", 0.0
@@ -227,7 +234,7 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
     selection = [os.path.join(smpi, "bench", "selection"), "--csv", partial,
                  "--label", f"{platform},ppn={ppn}", "--coll", coll,
                  "--sizes", ",".join(str(s) for s in sizes), "--single-run",
-                 "--max-variant-wall", str(MAX_VARIANT_WALL_S),
+                 "--max-variant-wall", str(args.max_variant_wall),
                  "--model", model]
     if group == "collsel":
         shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
@@ -272,16 +279,19 @@ def run_job(args, platform, P, ppn, coll, sizes, group):
     return name, f"FAILED (exit {done.returncode}; see raw/{name}.log)", wall
 
 
-def run_jobs(args, jobs):
-    """Runs (platform, P, ppn, coll, sizes, group) jobs --jobs at a time, in the given order."""
+def run_jobs(args, jobs, done=None):
+    """Runs (platform, P, ppn, coll, sizes, group[, suffix]) jobs --jobs at a time, in the given
+    order; done(job), if given, as each one ends (in this thread)."""
     log(f"{len(jobs)} jobs, {args.jobs} at a time, results in {args.out}/raw")
     started = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_job, args, *j) for j in jobs]
+        futures = {pool.submit(run_job, args, *j): j for j in jobs}
         for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
             name, status, wall = f.result()
             log(f"{i}/{len(jobs)} {name}: {status} ({wall:.0f} s; {time.time() - started:.0f} s "
                 f"so far)")
+            if done:
+                done(futures[f])
 
 
 def planned(args):
@@ -393,6 +403,9 @@ def stale_points(args):
 def extend(args):
     """Every job of the plan that has a collsel run, again with only --fixed's algorithms."""
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
+    if args.skipped:
+        measure_skipped(args, set(args.fixed))
+        return
     jobs = []
     for platform in args.platforms:
         for P, ppn, coll, sizes in planned(args):
@@ -417,10 +430,7 @@ def drop_choice_rows(out, platform, P, ppn, coll, sizes):
     for path in glob.glob(os.path.join(out, "raw", prefix + "*-choices.csv")):
         if os.path.getsize(path) == 0:
             continue
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            fields = reader.fieldnames
-            rows = list(reader)
+        fields, rows = read_rows(path)
         kept = [r for r in rows if int(r["bytes"]) not in sizes]
         if len(kept) == len(rows):
             continue
@@ -435,6 +445,9 @@ def drop_choice_rows(out, platform, P, ppn, coll, sizes):
 
 def rechoose(args):
     os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
+    if args.skipped:
+        measure_skipped(args, {"auto"})
+        return
     stale = stale_points(args)
     if args.dry_run:
         return
@@ -451,6 +464,83 @@ def rechoose(args):
             for (platform, P, ppn, coll), sizes in stale.items()]
     jobs.sort(key=lambda j: (j[1], j[3], j[2], PLATFORMS.index(j[0])))
     run_jobs(args, jobs)
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return reader.fieldnames, list(reader)
+
+
+def measure_skipped(args, variants):
+    """--skipped: the rows of `variants` that the wall guard skipped, measured again, each job's
+    rows written over the skipped ones in the file that held them."""
+    if args.max_variant_wall <= MAX_VARIANT_WALL_S:
+        sys.exit(f"at_scale.py: --skipped measures what a {MAX_VARIANT_WALL_S} s guard skipped: "
+                 f"give a larger --max-variant-wall (seconds of wall time per call)")
+    # The latest row of each (point, variant), in at_scale_report.py's reading order: the
+    # choices files last, so a skipped row there hides a measured one of the first run.
+    latest = {}
+    paths = sorted(glob.glob(os.path.join(args.out, "raw", "*.csv")),
+                   key=lambda p: (p.endswith("-choices.csv"), p))
+    for path in paths:
+        if os.path.getsize(path) == 0 or path.endswith(".incomplete.csv"):
+            continue
+        for r in read_rows(path)[1]:
+            platform, ppn = r["label"].split(",ppn=")
+            latest[(platform, int(r["P"]), int(ppn), r["coll"], int(r["bytes"]),
+                    r["variant"])] = path, r
+    targets = {}
+    for (platform, P, ppn, coll, size, variant), (path, r) in sorted(latest.items()):
+        if (variant in variants and r.get("skipped") == "1" and platform in args.platforms
+                and P in args.ranks and ppn in args.ppn and coll in args.colls
+                and (args.max_bytes is None or size <= args.max_bytes)):
+            log(f"{platform} P={P} ppn={ppn} {coll} {size} B {variant}: skipped in "
+                f"{os.path.basename(path)}")
+            targets.setdefault((platform, P, ppn, coll, path), []).append(size)
+    log(f"{sum(len(v) for v in targets.values())} skipped rows in {len(targets)} files")
+    if args.dry_run:
+        return
+    jobs = {}
+    for (platform, P, ppn, coll, path), sizes in targets.items():
+        group = "choices" if "auto" in variants else "fixed-" + ",".join(
+            sorted(v for v in variants if v.startswith(coll + ".")))
+        jobs[(platform, P, ppn, coll, tuple(sorted(sizes)), group, "-again")] = path
+    # Each job's rows go in as it ends, so that an interrupted run keeps what it measured.
+    run_jobs(args, list(jobs), done=lambda job: replace_rows(args, job, jobs[job], variants))
+
+
+def replace_rows(args, job, path, variants):
+    """The rows of a --skipped job written over the skipped ones of `path`."""
+    again = os.path.join(args.out, "raw", job_name(*job[:6]) + job[6] + ".csv")
+    # An interrupted job's rows are in NAME.incomplete.csv (NAME.csv is then empty).
+    measured = [p for p in (again, again.replace(".csv", ".incomplete.csv"))
+                if os.path.exists(p) and os.path.getsize(p) > 0]
+    if not measured:
+        if os.path.exists(again):
+            os.remove(again)  # nothing measured: a later run tries again
+        return
+    new = {(r["variant"], r["bytes"]): r for r in read_rows(measured[0])[1]}
+    fields, rows = read_rows(path)
+    replaced = 0
+    for i, r in enumerate(rows):
+        # Only the skipped rows and the variants asked for: a choices job also measures the
+        # closed forms' choice at 8 per node, which stays as it was where it was measured.
+        fresh = new.get((r["variant"], r["bytes"]))
+        if fresh and (r["variant"] in variants or r.get("skipped") == "1"):
+            if fresh["algorithm"] != r["algorithm"]:
+                log(f"{os.path.basename(path)} {r['bytes']} B {r['variant']}: "
+                    f"{r['algorithm']} -> {fresh['algorithm']}")
+            rows[i] = fresh
+            replaced += 1
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    for p in (again, again.replace(".csv", ".incomplete.csv")):
+        if os.path.exists(p):
+            os.remove(p)
+    log(f"{os.path.basename(path)}: {replaced} rows replaced")
 
 
 def main():
@@ -477,7 +567,7 @@ def main():
                         help="extend: the collsel algorithms to measure at every point of the "
                              "plan that has a collsel run (a new algorithm)")
     parser.add_argument("--max-bytes", type=int,
-                        help="run: only the plan's sizes up to this many bytes")
+                        help="run, --skipped: only the sizes up to this many bytes")
     parser.add_argument("--selectors-only", action="store_true",
                         help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
     parser.add_argument("--changed", type=lambda s: s.split(","), default=[],
@@ -485,7 +575,15 @@ def main():
                         help="rechoose: also re-measure the points where collsel chooses these "
                              "algorithms (their code changed; extend them first)")
     parser.add_argument("--dry-run", action="store_true",
-                        help="rechoose: only list the points whose choice changed")
+                        help="rechoose: only list the points whose choice changed (with "
+                             "--skipped: the rows it would measure again)")
+    parser.add_argument("--skipped", action="store_true",
+                        help="rechoose, extend: only the rows the wall guard skipped, measured "
+                             "again with a larger --max-variant-wall")
+    parser.add_argument("--max-variant-wall", type=float, default=MAX_VARIANT_WALL_S,
+                        metavar="SECONDS",
+                        help="a variant whose call took longer to simulate is skipped at the "
+                             "job's larger sizes (default %(default)s)")
     args = parser.parse_args()
     args.out = os.path.abspath(args.out)
     {"calibrate": calibrate, "run": run, "rechoose": rechoose, "extend": extend}[args.action](args)
