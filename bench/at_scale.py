@@ -235,7 +235,7 @@ def run_job(args, platform, P, ppn, coll, sizes, group, suffix=""):
                  "--label", f"{platform},ppn={ppn}", "--coll", coll,
                  "--sizes", ",".join(str(s) for s in sizes), "--single-run",
                  "--max-variant-wall", str(args.max_variant_wall),
-                 "--model", model]
+                 "--model", model] + (["--isolated"] if args.isolated else [])
     if group == "collsel":
         shim = ["--model", model, "--shim", os.path.join(smpi, "pmpi", "libcollsel-smpi.so")]
         selection += ["--also-default-model", "--also-closed-form"]
@@ -577,6 +577,10 @@ def main():
     parser.add_argument("--dry-run", action="store_true",
                         help="rechoose: only list the points whose choice changed (with "
                              "--skipped: the rows it would measure again)")
+    parser.add_argument("--isolated", action="store_true",
+                        help="run, rechoose, extend: every call timed alone (selection "
+                             "--isolated: one start instant, a quiet end); another --out, since "
+                             "its times are not the default timing's")
     parser.add_argument("--skipped", action="store_true",
                         help="rechoose, extend: only the rows the wall guard skipped, measured "
                              "again with a larger --max-variant-wall")

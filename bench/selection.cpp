@@ -64,6 +64,7 @@ struct Options {
   bool list_natives = false;
   bool single_run = false;
   double max_variant_wall_s = 0.0;
+  bool isolated = false;
 };
 
 void write_rows(std::FILE* csv, const std::string& label,
@@ -153,6 +154,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-variant-wall", opt.max_variant_wall_s,
                  "with --single-run: skip a variant at the larger sizes once one of its calls "
                  "took more than this many seconds of wall time to simulate (`skipped`)");
+  app.add_flag("--isolated", opt.isolated,
+               "on a simulated cluster (one clock): every call starts on every rank at one "
+               "instant, and no rank sends the timing's reduction until it has been idle 50 ms");
   app.add_flag("--list-natives", opt.list_natives,
                "print the native routines of each collective (\"COLL NAME KIND\") and exit");
   try {
@@ -178,6 +182,15 @@ int main(int argc, char** argv) {
     }
     MPI_Finalize();
     return 0;
+  }
+  if (opt.isolated && !collsel::flavour::global_clock()) {
+    if (rank == 0) {
+      std::fprintf(stderr, "selection: --isolated needs one clock for every rank, a "
+                           "simulated cluster (the SMPI build, tools/simcluster); this MPI's "
+                           "ranks each have their own: leave it out\n");
+    }
+    MPI_Finalize();
+    return 2;
   }
   // A misspelt --fixed name would silently measure nothing for it.
   for (const std::string& name : opt.fixed_only) {
@@ -247,6 +260,7 @@ int main(int argc, char** argv) {
     co.trace = opt.trace;
     co.single_run = opt.single_run;
     co.max_variant_wall_s = opt.max_variant_wall_s;
+    co.isolated = opt.isolated;
     std::optional<collsel::models::ModelFile> embedded;
     if (opt.collsel && opt.also_default_model && !opt.model.empty()) {
       embedded = load_model("", rank);
@@ -281,6 +295,10 @@ int main(int argc, char** argv) {
                      point.variants.size(), point.reps, ran.c_str(),
                      point.correct ? "" : "  WRONG RESULTS");
       }
+    }
+    if (opt.isolated && rank == 0) {
+      std::fprintf(stderr, "selection: isolated calls: the ranks' starts at most %.3f us apart\n",
+                   comparer.start_lag_s() * 1e6);
     }
   }
   csv_file.reset();

@@ -19,7 +19,10 @@
    flat-sync M: the same, but every call starts on every rank at one simulated instant (the
      latest clock after a barrier, plus 50 ms, reached by nanosleep, which SMPI simulates), so
      no barrier skew is left; arrivals printed in the first call, times from that instant
-     ("A synchronized start, first look"). */
+     ("A synchronized start, first look").
+   flat-sync-wait M: flat-sync with the pattern of collsel's tree engine (tree_engine.cpp):
+     the root waits on each MPI_Isend before posting the next, a receiver posts MPI_Irecv and
+     waits on it ("Calls timed alone"). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +72,15 @@ static void alltoall(int m, int rank, int P, int mirrored) {
 
 /* The root's MPI_Isend to every other rank, then one MPI_Waitall; the others' MPI_Recv. With
    `arrivals`, the times are printed relative to `t0` (extra MPI_Wtime calls: not timed). */
+/* 1: flat_call posts and waits as collsel's tree engine does (flat-sync-wait). */
+static int engine_pattern = 0;
+
 static void flat_call(char* buf, int m, int rank, int P, MPI_Request* requests, int arrivals,
                       double t0) {
   if (rank == 0) {
     for (int i = 1; i < P; ++i) {
       MPI_Isend(buf + (size_t)i * m, m, MPI_BYTE, i, 0, MPI_COMM_WORLD, &requests[i - 1]);
+      if (engine_pattern) MPI_Wait(&requests[i - 1], MPI_STATUS_IGNORE);
     }
     const double posted = arrivals ? MPI_Wtime() : 0.0;
     MPI_Waitall(P - 1, requests, MPI_STATUSES_IGNORE);
@@ -81,6 +88,9 @@ static void flat_call(char* buf, int m, int rank, int P, MPI_Request* requests, 
       printf("root: posted %.1f us, done %.1f us\n", (posted - t0) * 1e6,
              (MPI_Wtime() - t0) * 1e6);
     }
+  } else if (engine_pattern) {
+    MPI_Irecv(buf, m, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &requests[0]);
+    MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
   } else {
     MPI_Recv(buf, m, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (arrivals && (rank < 10 || rank % 10 == 0 || rank == P - 1)) {
@@ -165,6 +175,9 @@ int main(int argc, char** argv) {
   } else if (argc > 1 && strcmp(argv[1], "native-alltoall") == 0) {
     native_alltoall(m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "flat-sync") == 0) {
+    flat_sync(m, rank, P);
+  } else if (argc > 1 && strcmp(argv[1], "flat-sync-wait") == 0) {
+    engine_pattern = 1;
     flat_sync(m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "flat") == 0) {
     flat(m, rank, P);

@@ -91,6 +91,7 @@ struct Comparer::Impl {
   LastAlgorithmFn last_algorithm = nullptr;
   bool shim_warm = false;               // the shim has run a call on `comm` (single_run)
   std::set<std::string> too_costly;     // variants skipped from now on (single_run)
+  double start_lag_s = 0;  // isolated: the largest first-to-last start of any call
   flavour::Scratch buf;
   flavour::Scratch send;
 
@@ -212,29 +213,55 @@ struct Comparer::Impl {
   // One call, timed on every rank: from the first start to the last end where the ranks share a
   // clock (flavour::global_clock), else the slowest rank's own duration. Sets v.failed when the
   // routine returned an error on any rank.
-  double timed(Collective coll, VariantResult& v, int index, bool trace) {
-    if (trace && rank == 0) std::fprintf(stderr, "compare: %s\n", v.name.c_str());
+  double timed(Collective coll, VariantResult& v, int index, const CompareOptions& o) {
+    if (o.trace && rank == 0) std::fprintf(stderr, "compare: %s\n", v.name.c_str());
     MPI_Comm fresh = MPI_COMM_NULL;
     if (v.kind == VariantKind::native || v.kind == VariantKind::library) {
       PMPI_Comm_dup(comm, &fresh);
       native_comms.push_back(fresh);
     }
     PMPI_Barrier(comm);
+    const bool global = flavour::global_clock();
+    if (o.isolated && global) start_together();
     const auto wall = std::chrono::steady_clock::now();
     const double t0 = PMPI_Wtime();
     const int rc = call(coll, v, index, fresh);
     v.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
     const double t1 = PMPI_Wtime();
-    // {end, -start, failed} reduced with max together: one collective per call besides the
-    // barrier. With separate clocks the "end" is the duration and the start is not used.
-    const bool global = flavour::global_clock();
-    std::array<double, 3> local{global ? t1 : t1 - t0, -t0, rc == MPI_SUCCESS ? 0.0 : 1.0};
-    std::array<double, 3> most{};
+    if (o.isolated && global) end_quiet(t1 - t0);
+    // {end, -start, failed, start} reduced with max together: one collective per call besides
+    // the barrier. With separate clocks the "end" is the duration and the start is not used.
+    std::array<double, 4> local{global ? t1 : t1 - t0, -t0, rc == MPI_SUCCESS ? 0.0 : 1.0, t0};
+    std::array<double, 4> most{};
     if (v.kind == VariantKind::automatic && last_algorithm) v.algorithm = last_algorithm();
-    PMPI_Allreduce(local.data(), most.data(), 3, MPI_DOUBLE, MPI_MAX, comm);
+    PMPI_Allreduce(local.data(), most.data(), 4, MPI_DOUBLE, MPI_MAX, comm);
     v.failed = v.failed || most[2] > 0;
+    if (o.isolated && global) {
+      // Every rank slept to the same instant, so their starts differ by a clock read at most.
+      start_lag_s = std::max(start_lag_s, most[3] + most[1]);
+    }
     return global ? most[0] + most[1] : most[0];
   }
+
+  // CompareOptions::isolated. A simulated sleep costs no wall time. The lead outlasts the
+  // allreduce before it (8 bytes: below 2 ms at 1024 ranks on the slowest platform) and the tail
+  // of most calls after it.
+  static constexpr double isolation_s = 0.05;
+
+  // The ranks leave together: each reads the shared clock after the barrier, and all sleep to
+  // the latest reading plus the lead.
+  void start_together() const {
+    const double now = PMPI_Wtime();
+    double latest = now;
+    PMPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    flavour::busy_until(latest + isolation_s);
+  }
+
+  // A rank done with its part of the call stays off the network for the lead, or as long again
+  // as its part took if that is longer, before the timing's allreduce: a root that sends its
+  // last message and enters the allreduce at once delays that message, whose receiver ends the
+  // call (a flat Bcast of 64 B at P = 48 on fast-ethernet: 799 us, 589 us with this quiet end).
+  static void end_quiet(double own_s) { flavour::sleep_for(std::max(isolation_s, own_s)); }
 };
 
 Comparer::Comparer(MPI_Comm comm, const ModelSet& models, const Policy& policy)
@@ -242,6 +269,8 @@ Comparer::Comparer(MPI_Comm comm, const ModelSet& models, const Policy& policy)
 Comparer::~Comparer() = default;
 
 bool Comparer::shim_loaded() const { return impl_->last_algorithm != nullptr; }
+
+double Comparer::start_lag_s() const { return impl_->start_lag_s; }
 
 void Comparer::run_once(Collective coll, std::uint64_t bytes, const CompareOptions& o,
                         const std::vector<int>& index, PointResult& out) {
@@ -275,7 +304,7 @@ void Comparer::run_once(Collective coll, std::uint64_t bytes, const CompareOptio
     }
     const bool checkable = im.fill(coll, bytes);
     out.checked = out.checked && checkable;
-    v.warmup_s = im.timed(coll, v, index[i], o.trace);
+    v.warmup_s = im.timed(coll, v, index[i], o);
     if (checkable && !v.failed) {
       v.correct = im.check(coll, bytes);
       if (v.kind != VariantKind::library) out.correct = out.correct && v.correct;
@@ -287,7 +316,7 @@ void Comparer::run_once(Collective coll, std::uint64_t bytes, const CompareOptio
     // steady state. Without it a choice measured alone (at_scale.py rechoose) carried the
     // agreement, about 10 us on ib-fattree, that the forced rows it is compared with do not.
     const bool again = shim_first || v.kind == VariantKind::automatic;
-    v.samples.push_back(again ? im.timed(coll, v, index[i], o.trace) : v.warmup_s);
+    v.samples.push_back(again ? im.timed(coll, v, index[i], o) : v.warmup_s);
     if (v.kind == VariantKind::automatic) im.shim_warm = true;
     // Every rank decides from rank 0's reading, so all skip the same variants.
     int costly = o.max_variant_wall_s > 0 && v.wall_s > o.max_variant_wall_s ? 1 : 0;
@@ -349,7 +378,7 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
   for (std::size_t i = 0; i < out.variants.size(); ++i) {
     const bool checkable = im.fill(coll, bytes);
     out.checked = out.checked && checkable;
-    const double first = im.timed(coll, out.variants[i], index[i], o.trace);
+    const double first = im.timed(coll, out.variants[i], index[i], o);
     out.variants[i].warmup_s = first;
     round_s += first;
     VariantResult& v = out.variants[i];
@@ -370,7 +399,7 @@ PointResult Comparer::run(Collective coll, std::uint64_t bytes, const CompareOpt
       const std::size_t i = (k + static_cast<std::size_t>(r)) % out.variants.size();
       VariantResult& v = out.variants[i];
       if (v.failed) continue;  // every rank knows (reduced), so all skip it alike
-      const double t = im.timed(coll, v, index[i], o.trace);
+      const double t = im.timed(coll, v, index[i], o);
       if (!v.failed) v.samples.push_back(t);
     }
   }

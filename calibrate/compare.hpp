@@ -89,6 +89,15 @@ struct CompareOptions {
   // With single_run: a variant whose call took more wall-clock seconds than this (rank 0's
   // reading, shared) is skipped at the larger sizes of this run; 0: never.
   double max_variant_wall_s = 0.0;
+  // Where the ranks share one clock (flavour::global_clock: SMPI), each call is timed alone:
+  // it starts on every rank at one instant (the latest rank's clock after the barrier plus a
+  // lead, reached by a simulated sleep), and every rank stays quiet for a while after its own
+  // end before the allreduce that collects the times. A barrier alone lets the ranks out at
+  // different instants (SMPI's default one by up to 100 us at P = 64), and the allreduce's first
+  // messages, sent by a rank done early while others still receive, delay the call's last
+  // messages: both were part of every call's time (docs/BENCHMARKS.md, "Calls timed alone").
+  // Ignored with separate clocks (bench/selection refuses it).
+  bool isolated = false;
   int min_reps = 3;
   int max_reps = 9;
   double budget_s = 20.0;  // per point: repetitions are cut to fit, never below min_reps
@@ -107,6 +116,10 @@ class Comparer {
   // True when libcollsel.so is loaded: "auto" then goes through MPI_Bcast / MPI_Scatter /
   // MPI_Alltoall.
   [[nodiscard]] bool shim_loaded() const;
+
+  // With CompareOptions::isolated: the largest spread of the ranks' starts over the calls so far
+  // (seconds, the same on every rank); a clock read or two, more if the lead was short.
+  [[nodiscard]] double start_lag_s() const;
 
   PointResult run(Collective coll, std::uint64_t bytes, const CompareOptions& options);
 

@@ -10,7 +10,12 @@
   deterministic  the same point of the selection benchmark, simulated twice: identical times
   timeout        --timeout stops the whole simulation (smpirun and smpimain), exit 124, and
                  SIGTERM to simcluster does too: no simulated rank is left running
+  isolated       the selection benchmark's --isolated: every call starts on every rank at one
+                 simulated instant (the largest start spread it reports is below 10 ns, where a
+                 barrier alone leaves microseconds) with correct results; the MPICH build, whose
+                 ranks have separate clocks, refuses the option with one message and exit 2
 """
+import re
 import argparse
 import csv
 import glob
@@ -159,18 +164,48 @@ def case_deterministic(args, tmp):
     check(rows[0] == rows[1], "two simulations of the same points gave different times")
 
 
+def case_isolated(args, tmp):
+    out = os.path.join(tmp, "isolated.csv")
+    proc = simcluster(args, "run", "--platform", "fast-ethernet", "-n", "16", "--",
+                      os.path.join(args.smpi_build, "bench", "selection"), "--csv", out,
+                      "--coll", "bcast", "scatter", "--sizes", "64,4096", "--single-run",
+                      "--isolated", "--fixed", "bcast.flat,bcast.binomial,scatter.flat",
+                      env={"COLLSEL_LOG_LEVEL": "off"})
+    check(proc.returncode == 0, f"exit {proc.returncode}\n{proc.stderr}")
+    lag = re.search(r"isolated calls: the ranks' starts at most ([0-9.]+) us apart", proc.stderr)
+    check(lag is not None, f"no start spread reported:\n{proc.stderr}")
+    check(float(lag.group(1)) < 0.01, f"the ranks started {lag.group(1)} us apart")
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) >= 8, f"only {len(rows)} rows")
+    check(all(r["failed"] == "0" and r["correct"] == "1" for r in rows),
+          "a call failed or returned wrong bytes")
+    mpich = subprocess.run([args.mpiexec, "-n", "1", args.mpich_selection, "--csv",
+                            os.path.join(tmp, "mpich.csv"), "--isolated"],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, COLLSEL_CONFIG="/dev/null"))
+    lines = [l for l in mpich.stderr.splitlines() if l.startswith("selection:")]
+    check(mpich.returncode == 2, f"MPICH build: exit {mpich.returncode}, expected 2")
+    check(len(lines) == 1 and "--isolated needs one clock" in lines[0],
+          f"MPICH build: expected one refusal, got:\n{mpich.stderr}")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=["refusals", "logs", "deterministic", "timeout"])
+    parser.add_argument("case",
+                        choices=["refusals", "logs", "deterministic", "timeout", "isolated"])
     parser.add_argument("--simcluster", required=True)
     parser.add_argument("--smpi-build", required=True)
     parser.add_argument("--native-program", required=True,
                         help="a program built for MPICH, which simcluster must refuse")
+    parser.add_argument("--mpich-selection", help="bench/selection of the MPICH build")
+    parser.add_argument("--mpiexec", help="MPICH's mpiexec")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         try:
             {"refusals": case_refusals, "logs": case_logs,
-             "deterministic": case_deterministic, "timeout": case_timeout}[args.case](args, tmp)
+             "deterministic": case_deterministic, "timeout": case_timeout,
+             "isolated": case_isolated}[args.case](args, tmp)
         except Failure as e:
             print(f"FAIL {args.case}: {e}")
             return 1
