@@ -423,6 +423,19 @@ def extend(args):
     run_jobs(args, jobs)
 
 
+def read_rows(path):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return reader.fieldnames, list(reader)
+
+
+def write_rows(path, fields, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def drop_choice_rows(out, platform, P, ppn, coll, sizes):
     """Removes the rows of `sizes` from every choices file of (platform, P, ppn, coll); a file left
     without rows goes."""
@@ -437,10 +450,7 @@ def drop_choice_rows(out, platform, P, ppn, coll, sizes):
         if not kept:
             os.remove(path)
             continue
-        with open(path, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(kept)
+        write_rows(path, fields, kept)
 
 
 def rechoose(args):
@@ -464,12 +474,6 @@ def rechoose(args):
             for (platform, P, ppn, coll), sizes in stale.items()]
     jobs.sort(key=lambda j: (j[1], j[3], j[2], PLATFORMS.index(j[0])))
     run_jobs(args, jobs)
-
-
-def read_rows(path):
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        return reader.fieldnames, list(reader)
 
 
 def measure_skipped(args, variants):
@@ -514,7 +518,8 @@ def replace_rows(args, job, path, variants):
     """The rows of a --skipped job written over the skipped ones of `path`."""
     again = os.path.join(args.out, "raw", job_name(*job[:6]) + job[6] + ".csv")
     # An interrupted job's rows are in NAME.incomplete.csv (NAME.csv is then empty).
-    measured = [p for p in (again, again.replace(".csv", ".incomplete.csv"))
+    incomplete = again.replace(".csv", ".incomplete.csv")
+    measured = [p for p in (again, incomplete)
                 if os.path.exists(p) and os.path.getsize(p) > 0]
     if not measured:
         if os.path.exists(again):
@@ -533,11 +538,8 @@ def replace_rows(args, job, path, variants):
                     f"{r['algorithm']} -> {fresh['algorithm']}")
             rows[i] = fresh
             replaced += 1
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    for p in (again, again.replace(".csv", ".incomplete.csv")):
+    write_rows(path, fields, rows)
+    for p in (again, incomplete):
         if os.path.exists(p):
             os.remove(p)
     log(f"{os.path.basename(path)}: {replaced} rows replaced")

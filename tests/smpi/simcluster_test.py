@@ -15,12 +15,12 @@
                  barrier alone leaves microseconds) with correct results; the MPICH build, whose
                  ranks have separate clocks, refuses the option with one message and exit 2
 """
-import re
 import argparse
 import csv
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
