@@ -272,8 +272,12 @@ def section_erel(points, lines, now=False):
                 continue
             for name, r in point.items():
                 segment = int(r.get("segment_bytes") or 0)
-                if r["kind"] == "fixed" and r["usable"] and name.endswith("_segmented") and \
-                        0 < segment < b and r["predicted_s"] == r["predicted_s"] and \
+                # bcast.split_binary cuts each half of the message, and is always segmented.
+                split = name == "bcast.split_binary"
+                cut_bytes = (b + 1) // 2 if split else b
+                if r["kind"] == "fixed" and r["usable"] and \
+                        (name.endswith("_segmented") or split) and \
+                        0 < segment < cut_bytes and r["predicted_s"] == r["predicted_s"] and \
                         r["median_s"] > 0:
                     pipelined[(name, platform)].append(
                         (r["predicted_s"] - r["median_s"]) / r["median_s"])

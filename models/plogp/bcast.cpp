@@ -180,4 +180,22 @@ double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
   return scatter_binomial(p, P, c) + (P - 1) * (p.gap_s(c) + p.latency_s);
 }
 
+double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
+  if (nothing_sent(P, m)) return 0.0;
+  // Phase one is a segmented binary tree carrying half the message: every node, the root
+  // included, sends each segment to two children (the root one segment of each half), so the
+  // first segment reaches depth floor(log2 P) at 2 g_p(s) + L_p(s) per level, as bcast_binary,
+  // and the later ones follow at the spacing of bcast_binomial_segmented with k = 2 children.
+  // Phase two is one swap of a half with a twin, its receive posted with its send as both reach
+  // it (the stream pair). P even adds the root's send of the second half to the last vrank,
+  // which runs while the trees still pipeline: not on the critical path.
+  const std::uint64_t half = ceil_div(m, 2);
+  const Segments seg = split(half, s);
+  const auto depth = static_cast<double>(floor_log2(static_cast<std::uint64_t>(P)));
+  const double posted = gp(p, seg.size);
+  const double spacing = std::max(2.0 * posted, p.pipeline_gap_s(seg.size) + posted / 2.0);
+  return depth * (2.0 * posted + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
+         p.gap_s(half) + p.latency_s;
+}
+
 }  // namespace collsel::models::plogp

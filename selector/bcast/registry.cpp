@@ -16,7 +16,7 @@ using adapters::plain;
 using adapters::segmented;
 constexpr auto one_message = adapters::fits_int<1>;
 
-constexpr std::array<Algorithm<BcastCall>, 11> kBcast{{
+constexpr std::array<Algorithm<BcastCall>, 12> kBcast{{
     {{"bcast.flat", "root sends the whole message to every rank",
       adapters::fanout_or<models::logfp::bcast_flat, plain<m::bcast_flat>>,
       one_message, false, schedule::bcast_flat},
@@ -56,6 +56,12 @@ constexpr std::array<Algorithm<BcastCall>, 11> kBcast{{
       plain<m::bcast_scatter_allgather>, one_message, false, schedule::bcast_scatter_allgather,
       schedule::bcast_scatter_allgather_size},
      bcast::scatter_allgather},
+    {{"bcast.split_binary",
+      "each half down one subtree of a binary tree, segmented, then twins swap halves (Open "
+      "MPI's split binary tree)",
+      segmented<m::bcast_split_binary>, one_message, true, schedule::bcast_split_binary,
+      schedule::bcast_split_binary_size},
+     bcast::split_binary},
 }};
 
 }  // namespace

@@ -8,12 +8,16 @@
 // instead of 3 (docs/BENCHMARKS.md, "Calibration").
 // With rendezvous, every data message is preceded by a zero-byte request from the sender and a
 // zero-byte ready from the receiver once its receive is posted: the 2 g(1) + 3 L of Table 1.
+// Split (Open MPI's split binary tree): each of the root's two subtrees pipelines one half of the
+// message, the root sending segment i of each half in turn, and then the twins swap halves.
 #include "selector/bcast/tree_engine.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "selector/byte_view.hpp"
+#include "selector/schedule/chunks.hpp"
 
 namespace collsel::bcast {
 namespace {
@@ -34,43 +38,69 @@ struct Segments {
 
 Segments make_segments(std::uint64_t total, std::uint64_t segment_bytes) {
   Segments s;
+  if (total == 0) return s;  // an empty half of a split message: no segment
   s.total = total;
   s.segment = (segment_bytes == 0 || segment_bytes >= total) ? total : segment_bytes;
   s.count = (total + s.segment - 1) / s.segment;
   return s;
 }
 
+// The bytes a node receives or passes to one child, and their segments.
+struct Part {
+  std::byte* bytes = nullptr;
+  Segments segments;
+};
+
 class Node {
  public:
-  Node(const BcastCall& call, const EngineOptions& options, std::byte* bytes,
-       const Segments& segments)
+  Node(const BcastCall& call, const EngineOptions& options, std::byte* bytes, std::uint64_t total)
       : call_(call),
         options_(options),
+        vrank_(to_vrank(call.rank, call.root, call.size)),
+        tree_(schedule::tree_node(options.shape, vrank_, call.size)),
         bytes_(bytes),
-        segments_(segments),
-        tree_(schedule::tree_node(options.shape, to_vrank(call.rank, call.root, call.size),
-                                  call.size)) {}
+        halves_(total) {
+    if (!options.split) {
+      own_ = {bytes, make_segments(total, options.segment_bytes)};
+      return;
+    }
+    const auto half = [&](int h) {
+      return Part{bytes + halves_.begin(h), make_segments(halves_.bytes(h), options.segment_bytes)};
+    };
+    if (vrank_ != 0) {
+      own_ = half(halves_.half_of(vrank_));
+      return;
+    }
+    for (int child : tree_.children) root_parts_.push_back(half(halves_.half_of(child)));
+  }
 
   int run() {
+    std::uint64_t rounds = own_.segments.count;
+    for (const Part& p : root_parts_) rounds = std::max(rounds, p.segments.count);
     // Two receive slots: segment i+1 is posted into one while segment i completes in the other.
     Requests receiving[2];
-    if (has_parent() && segments_.count > 0) {
+    if (has_parent() && own_.segments.count > 0) {
       if (int e = post_receive(0, receiving[0]); e != MPI_SUCCESS) return e;
     }
-    for (std::uint64_t i = 0; i < segments_.count; ++i) {
+    for (std::uint64_t i = 0; i < rounds; ++i) {
       if (has_parent()) {
-        if (i + 1 < segments_.count) {
+        if (i + 1 < own_.segments.count) {
           if (int e = post_receive(i + 1, receiving[(i + 1) % 2]); e != MPI_SUCCESS) return e;
         }
         if (int e = receiving[i % 2].wait(); e != MPI_SUCCESS) return e;
       }
       if (int e = send_to_children(i); e != MPI_SUCCESS) return e;
     }
-    return MPI_SUCCESS;
+    return options_.split ? swap_halves() : MPI_SUCCESS;
   }
 
+ private:
   bool has_parent() const { return tree_.parent >= 0; }
   int rank_of(int vrank) const { return to_rank(vrank, call_.root, call_.size); }
+  // What child j (in tree order) gets: the node's own bytes, or at a split root its half.
+  const Part& part_for(std::size_t j) const {
+    return options_.split && vrank_ == 0 ? root_parts_[j] : own_;
+  }
 
   int post_receive(std::uint64_t i, Requests& requests) {
     const int parent = rank_of(tree_.parent);
@@ -83,8 +113,8 @@ class Node {
         return e;
       }
     }
-    if (int e = PMPI_Irecv(bytes_ + segments_.offset(i), segments_.length(i), MPI_BYTE, parent,
-                           data_tag(call_), call_.comm, requests.add());
+    if (int e = PMPI_Irecv(own_.bytes + own_.segments.offset(i), own_.segments.length(i),
+                           MPI_BYTE, parent, data_tag(call_), call_.comm, requests.add());
         e != MPI_SUCCESS) {
       return e;
     }
@@ -94,26 +124,34 @@ class Node {
     return MPI_SUCCESS;
   }
 
+  // Segment i to every child that has one (a split root's halves may differ by one segment).
   int send_to_children(std::uint64_t i) {
+    const auto& children = tree_.children;
+    const auto serves = [&](std::size_t j) { return i < part_for(j).segments.count; };
     Requests sending;
     if (options_.rendezvous) {
-      for (int child : tree_.children) {
-        if (int e = PMPI_Send(nullptr, 0, MPI_BYTE, rank_of(child), request_tag(call_), call_.comm);
+      for (std::size_t j = 0; j < children.size(); ++j) {
+        if (!serves(j)) continue;
+        if (int e = PMPI_Send(nullptr, 0, MPI_BYTE, rank_of(children[j]), request_tag(call_),
+                              call_.comm);
             e != MPI_SUCCESS) {
           return e;
         }
       }
     }
-    for (int child : tree_.children) {
+    for (std::size_t j = 0; j < children.size(); ++j) {
+      if (!serves(j)) continue;
+      const int child = rank_of(children[j]);
       if (options_.rendezvous) {
-        if (int e = PMPI_Recv(nullptr, 0, MPI_BYTE, rank_of(child), ready_tag(call_), call_.comm,
+        if (int e = PMPI_Recv(nullptr, 0, MPI_BYTE, child, ready_tag(call_), call_.comm,
                               MPI_STATUS_IGNORE);
             e != MPI_SUCCESS) {
           return e;
         }
       }
-      if (int e = PMPI_Isend(bytes_ + segments_.offset(i), segments_.length(i), MPI_BYTE,
-                             rank_of(child), data_tag(call_), call_.comm, sending.add());
+      const Part& part = part_for(j);
+      if (int e = PMPI_Isend(part.bytes + part.segments.offset(i), part.segments.length(i),
+                             MPI_BYTE, child, data_tag(call_), call_.comm, sending.add());
           e != MPI_SUCCESS) {
         return e;
       }
@@ -122,11 +160,37 @@ class Node {
     return MPI_SUCCESS;
   }
 
+  // The split tree's last step: twins swap halves; the one vrank without a twin (P even) gets
+  // the second half from the root. The twin is never the node's parent or child in the tree, and
+  // where the root is also the parent (P = 2) its half follows the tree's in send order, which
+  // MPI's non-overtaking rule keeps.
+  int swap_halves() {
+    const schedule::SplitHalves::Swap swap = halves_.swap(vrank_, call_.size);
+    if (swap.peer < 0) return MPI_SUCCESS;
+    const int peer = rank_of(swap.peer);
+    const auto at = [&](int h) { return bytes_ + halves_.begin(h); };
+    const auto length = [&](int h) { return static_cast<int>(halves_.bytes(h)); };
+    if (swap.send >= 0 && swap.receive >= 0) {
+      return PMPI_Sendrecv(at(swap.send), length(swap.send), MPI_BYTE, peer, data_tag(call_),
+                           at(swap.receive), length(swap.receive), MPI_BYTE, peer,
+                           data_tag(call_), call_.comm, MPI_STATUS_IGNORE);
+    }
+    if (swap.send >= 0) {
+      return PMPI_Send(at(swap.send), length(swap.send), MPI_BYTE, peer, data_tag(call_),
+                       call_.comm);
+    }
+    return PMPI_Recv(at(swap.receive), length(swap.receive), MPI_BYTE, peer, data_tag(call_),
+                     call_.comm, MPI_STATUS_IGNORE);
+  }
+
   const BcastCall& call_;
   const EngineOptions& options_;
-  std::byte* bytes_;
-  Segments segments_;
+  int vrank_;
   schedule::TreeNode tree_;
+  std::byte* bytes_;  // the whole message
+  schedule::SplitHalves halves_;
+  Part own_;                      // what this node receives from its parent (the root: all)
+  std::vector<Part> root_parts_;  // split only: per child, the half it carries
 };
 
 }  // namespace
@@ -139,13 +203,12 @@ int tree_engine(const BcastCall& call, const EngineOptions& options) {
     if (error != MPI_SUCCESS) return error;
     if (bytes.size() == 0) return MPI_SUCCESS;  // count > 0 of a zero-size type
     // The root only reads: its tree has no parent, so the engine never writes into bytes.
-    Node node(call, options, const_cast<std::byte*>(bytes.data()),
-              make_segments(bytes.size(), options.segment_bytes));
+    Node node(call, options, const_cast<std::byte*>(bytes.data()), bytes.size());
     return node.run();
   }
   RecvBytes bytes(call.buffer, call.count, call.type, call.comm);
   if (bytes.size() == 0) return MPI_SUCCESS;
-  Node node(call, options, bytes.data(), make_segments(bytes.size(), options.segment_bytes));
+  Node node(call, options, bytes.data(), bytes.size());
   if (int e = node.run(); e != MPI_SUCCESS) return e;
   return bytes.finish();
 }

@@ -14,6 +14,10 @@ struct EngineOptions {
   schedule::TreeShape shape = schedule::TreeShape::binomial;
   std::uint64_t segment_bytes = 0;  // 0 or >= message: one segment
   bool rendezvous = false;          // request / ready / data for every message (seed 001 Table 1)
+  // Open MPI's split binary tree (shape level_binary): the root sends the first half of the
+  // message down vrank 1's subtree and the second half down vrank 2's, then every rank swaps its
+  // half with its twin in the other subtree (schedule::SplitHalves).
+  bool split = false;
 };
 
 int tree_engine(const BcastCall& call, const EngineOptions& options);

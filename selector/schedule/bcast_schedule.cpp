@@ -36,10 +36,7 @@ class TreeBroadcastBuilder {
       : call_(call),
         options_(options),
         size_(call.comm_size),
-        segment_((options.segment_bytes == 0 || options.segment_bytes >= call.bytes)
-                     ? call.bytes
-                     : options.segment_bytes),
-        segments_((call.bytes + segment_ - 1) / segment_),
+        halves_(call.bytes),
         tree_(static_cast<std::size_t>(size_)),
         depth_(static_cast<std::size_t>(size_), 0),
         last_sent_(static_cast<std::size_t>(size_), kNone),
@@ -54,21 +51,38 @@ class TreeBroadcastBuilder {
     schedule_.ranks = size_;
     const auto max_depth =
         static_cast<std::uint64_t>(*std::max_element(depth_.begin(), depth_.end()));
-    for (std::uint64_t phase = 0; phase < segments_ + max_depth; ++phase) {
+    const std::uint64_t rounds = std::max(count(part_to(1)), count(part_to(2)));
+    for (std::uint64_t phase = 0; phase < rounds + max_depth; ++phase) {
       for (int v = 0; v < size_; ++v) {
         const auto d = static_cast<std::uint64_t>(depth_[idx(v)]);
-        if (tree_[idx(v)].children.empty() || phase < d || phase - d >= segments_) continue;
+        if (tree_[idx(v)].children.empty() || phase < d) continue;
         send_to_children(v, phase - d);
       }
     }
+    if (options_.split) swap_halves();
     return std::move(schedule_);
   }
 
  private:
+  static constexpr int kWhole = -1;
   static std::size_t idx(int v) { return static_cast<std::size_t>(v); }
 
-  std::uint64_t length(std::uint64_t i) const {
-    return std::min(segment_, call_.bytes - i * segment_);
+  // What a message to vrank v > 0 carries: the whole message, or a split tree's half of v.
+  int part_to(int v) const { return options_.split ? SplitHalves::half_of(v) : kWhole; }
+  std::uint64_t bytes(int part) const {
+    return part == kWhole ? call_.bytes : halves_.bytes(part);
+  }
+  std::uint64_t segment(int part) const {
+    const std::uint64_t b = bytes(part);
+    return options_.segment_bytes == 0 || options_.segment_bytes >= b ? b
+                                                                      : options_.segment_bytes;
+  }
+  std::uint64_t count(int part) const {
+    const std::uint64_t b = bytes(part);
+    return b == 0 ? 0 : (b + segment(part) - 1) / segment(part);
+  }
+  std::uint64_t length(int part, std::uint64_t i) const {
+    return std::min(segment(part), bytes(part) - i * segment(part));
   }
 
   // Appends a message between vranks; kNone entries of `after` are dropped.
@@ -94,7 +108,11 @@ class TreeBroadcastBuilder {
   }
 
   void send_to_children(int v, std::uint64_t i) {
-    const std::vector<int>& children = tree_[idx(v)].children;
+    std::vector<int> children;  // those that get a segment i (a split root's halves may differ)
+    for (int child : tree_[idx(v)].children) {
+      if (i < count(part_to(child))) children.push_back(child);
+    }
+    if (children.empty()) return;
     // The wait for segment i precedes the node's first send of it only.
     int waited = v == 0 ? kNone : received_[idx(v)][i % 2];
     const auto next_after = [&] {
@@ -121,7 +139,7 @@ class TreeBroadcastBuilder {
       }
       const int prior = last_sent_[idx(v)];
       const int wait = next_after();
-      const int sent = emit(v, child, length(i), {wait, ready, prior});
+      const int sent = emit(v, child, length(part_to(child), i), {wait, ready, prior});
       // A rendezvous runs in lock-step: the stream pair. A pipeline's later segments follow one
       // another to their receiver, which keeps two receives posted: the pipeline gap; the first
       // send after the node's own receive of the segment is forwarded (it pays that receive
@@ -136,11 +154,25 @@ class TreeBroadcastBuilder {
     }
   }
 
+  // The split tree's swaps (SplitHalves::swap), after each side's last message and last segment
+  // received; both sides of a swap post their receive with their send (the stream pair).
+  void swap_halves() {
+    for (int v = 0; v < size_; ++v) {
+      const SplitHalves::Swap swap = SplitHalves::swap(v, size_);
+      if (swap.send < 0) continue;
+      int last_received = kNone;
+      if (v > 0) {
+        const std::uint64_t k = count(part_to(v));
+        if (k > 0) last_received = received_[idx(v)][(k - 1) % 2];
+      }
+      unposted(emit(v, swap.peer, halves_.bytes(swap.send), {last_received, last_sent_[idx(v)]}));
+    }
+  }
+
   const CallShape& call_;
   const TreeBroadcast& options_;
   int size_;
-  std::uint64_t segment_;
-  std::uint64_t segments_;
+  SplitHalves halves_;  // split only
   std::vector<TreeNode> tree_;
   std::vector<int> depth_;
   std::vector<int> last_sent_;  // per vrank, its latest message: program order
@@ -192,6 +224,27 @@ Schedule bcast_binomial_rendezvous(const CallShape& call, const AlgoParams&) {
 }
 Schedule bcast_binomial_segmented(const CallShape& call, const AlgoParams& params) {
   return tree(TreeShape::binomial, call, params.segment_bytes);
+}
+
+Schedule bcast_split_binary(const CallShape& call, const AlgoParams& params) {
+  return tree_broadcast(call, {.shape = TreeShape::level_binary,
+                               .segment_bytes = params.segment_bytes,
+                               .split = true});
+}
+
+std::uint64_t bcast_split_binary_size(const CallShape& call, const AlgoParams& params) {
+  const int size = call.comm_size;
+  if (size <= 1 || call.bytes == 0) return 0;
+  const SplitHalves halves(call.bytes);
+  const auto segments = [&](int half) -> std::uint64_t {
+    const std::uint64_t b = halves.bytes(half);
+    const std::uint64_t s = params.segment_bytes;
+    return b == 0 ? 0 : (s == 0 || s >= b ? 1 : (b + s - 1) / s);
+  };
+  // Vranks 1, 3, ... carry the first half, 2, 4, ... the second; then P - 1 swaps.
+  const auto odd = static_cast<std::uint64_t>(size / 2);
+  const auto even = static_cast<std::uint64_t>((size - 1) / 2);
+  return odd * segments(0) + even * segments(1) + static_cast<std::uint64_t>(size - 1);
 }
 
 std::uint64_t bcast_scatter_allgather_size(const CallShape& call, const AlgoParams&) {

@@ -17,6 +17,7 @@ struct TreeBroadcast {
   TreeShape shape = TreeShape::binomial;
   std::uint64_t segment_bytes = 0;  // 0 or >= message: one segment
   bool rendezvous = false;          // zero-byte request and ready before every data message
+  bool split = false;               // halves down the two subtrees, then swapped (SplitHalves)
 };
 
 // The schedule of bcast::tree_engine with `options` for call.comm_size ranks, call.bytes and
@@ -44,6 +45,11 @@ models::contention::Schedule bcast_binomial_segmented(const CallShape& call,
 // (or, at s = 0, its chunks from the scatter).
 models::contention::Schedule bcast_scatter_allgather(const CallShape& call,
                                                      const AlgoParams& params);
+// Mirrors bcast::split_binary: tree_broadcast on level_binary, split, with params.segment_bytes.
+models::contention::Schedule bcast_split_binary(const CallShape& call, const AlgoParams& params);
+// Its message count: every non-root vrank's half in segments, plus P - 1 swaps. At P = 1024 a
+// 1 MiB message in 1 KiB segments is 524,799 messages, which decide() need not build to refuse.
+std::uint64_t bcast_split_binary_size(const CallShape& call, const AlgoParams& params);
 // Its message count, (P-1) + (P-1)^2 (0 when nothing is sent): past decide()'s cap from P = 65.
 std::uint64_t bcast_scatter_allgather_size(const CallShape& call, const AlgoParams& params);
 

@@ -1,6 +1,6 @@
-// How bcast.scatter_allgather cuts its message and passes the pieces along its ring, shared by
-// the algorithm (selector/bcast/scatter_allgather.cpp) and its schedule (bcast_schedule.cpp) so
-// both cut and pass alike. Pure integers, vranks as in tree.hpp.
+// How bcast.scatter_allgather cuts its message and passes the pieces along its ring, and how
+// bcast.split_binary halves it, shared by the algorithms (selector/bcast/) and their schedules
+// (bcast_schedule.cpp) so both cut and pass alike. Pure integers, vranks as in tree.hpp.
 #pragma once
 
 #include <algorithm>
@@ -32,6 +32,41 @@ class Chunks {
   std::uint64_t total_;
   int parts_;
   std::uint64_t chunk_;
+};
+
+// bcast.split_binary's halves (Open MPI's split binary tree): the first holds ceil(total / 2)
+// bytes, the second the rest. Open MPI cuts at an element (ceil(count / 2) of them); collsel cuts
+// the packed bytes, because ranks may pass different datatypes of one type signature (4 pairs of
+// ints at the root, 8 ints elsewhere), and only the byte count is the same on every rank. The
+// bytes are unpacked whole at the end (byte_view.hpp), so a cut element is never seen. On the
+// level_binary tree vrank 1's subtree (the odd vranks) carries the first half and vrank 2's (the
+// even ones) the second; then v and v + 1 (v odd) swap them. For P even the last vrank, odd, has
+// no twin: the root sends it the second half.
+class SplitHalves {
+ public:
+  explicit SplitHalves(std::uint64_t total) : total_(total), first_(total / 2 + total % 2) {}
+
+  std::uint64_t begin(int half) const { return half == 0 ? 0 : first_; }
+  std::uint64_t bytes(int half) const { return half == 0 ? first_ : total_ - first_; }
+  // The half vrank v > 0 receives down the tree.
+  static int half_of(int vrank) { return vrank % 2 == 1 ? 0 : 1; }
+
+  struct Swap {
+    int peer = -1;     // vrank, -1: nothing to swap
+    int send = -1;     // half sent to peer, -1: none
+    int receive = -1;  // half received from peer, -1: none
+  };
+  static Swap swap(int vrank, int size) {
+    if (size <= 1) return {};
+    if (vrank == 0) return size % 2 == 0 ? Swap{size - 1, 1, -1} : Swap{};
+    if (vrank % 2 == 0) return {vrank - 1, 1, 0};
+    if (vrank + 1 < size) return {vrank + 1, 0, 1};
+    return {0, -1, 1};
+  }
+
+ private:
+  std::uint64_t total_;
+  std::uint64_t first_;
 };
 
 }  // namespace collsel::schedule

@@ -26,6 +26,25 @@ TreeNode binomial_node(int vrank, int size) {
   return node;
 }
 
+// Open MPI's level order: level l holds vranks [2^l - 1, 2^(l+1) - 2] and v's children are
+// v + 2^l and v + 2^(l+1); so v's parent at level l - 1 is v - 2^(l-1) when that lies on level
+// l - 1, v - 2^l otherwise.
+TreeNode level_binary_node(int vrank, int size) {
+  TreeNode node;
+  int level = 0;
+  while ((2LL << level) - 1 <= vrank) ++level;  // 2^(level+1) - 1 > vrank
+  const int delta = 1 << level;
+  if (vrank > 0) {
+    const int half = delta >> 1;
+    const int last_of_parent_level = delta - 2;
+    node.parent = vrank - half <= last_of_parent_level ? vrank - half : vrank - delta;
+  }
+  for (long long c : {0LL + vrank + delta, 0LL + vrank + 2LL * delta}) {
+    if (c < size) node.children.push_back(static_cast<int>(c));
+  }
+  return node;
+}
+
 }  // namespace
 
 TreeNode tree_node(TreeShape shape, int vrank, int size) {
@@ -50,6 +69,8 @@ TreeNode tree_node(TreeShape shape, int vrank, int size) {
       return node;
     case TreeShape::binomial:
       return binomial_node(vrank, size);
+    case TreeShape::level_binary:
+      return level_binary_node(vrank, size);
   }
   return node;
 }

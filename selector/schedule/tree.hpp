@@ -6,7 +6,7 @@
 
 namespace collsel::schedule {
 
-enum class TreeShape { flat, chain, binary, binomial };
+enum class TreeShape { flat, chain, binary, binomial, level_binary };
 
 struct TreeNode {
   int parent = -1;            // vrank, -1 for the root
@@ -19,6 +19,10 @@ struct TreeNode {
 //   binary:   heap order, v -> 2v+1, 2v+2
 //   binomial: v -> v + 2^j for every 2^j below v's lowest set bit (all 2^j < P for the root),
 //             largest subtree first, as in MPICH's binomial broadcast
+//   level_binary: Open MPI's binary tree (ompi_coll_base_topo_build_tree with fanout 2), level
+//             by level: v of level l = floor(log2(v + 1)) -> v + 2^l, v + 2^(l+1). Vrank 1's
+//             subtree holds the odd vranks, vrank 2's the even ones, so v and v + 1 (v odd) are
+//             twins at one depth in opposite subtrees (bcast.split_binary swaps halves there)
 TreeNode tree_node(TreeShape shape, int vrank, int size);
 
 // Depth of the tree (edges from the root to its deepest leaf); used by the tests to hold the

@@ -13,6 +13,7 @@
 #include "selector/catalog.hpp"
 #include "selector/schedule/alltoall_schedule.hpp"
 #include "selector/schedule/bcast_schedule.hpp"
+#include "selector/schedule/chunks.hpp"
 #include "selector/schedule/scatter_schedule.hpp"
 #include "selector/schedule/tree.hpp"
 
@@ -158,6 +159,7 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
   };
   for (Collective c : kCollectives) {
     for (const auto& a : catalog(c)) {
+      if (a.name == "bcast.split_binary") continue;  // halves, then swaps: its own test below
       for (std::uint64_t segment : {std::uint64_t{100}, std::uint64_t{1000}}) {
         const CallShape call{c, 9, 1000, 2};
         const Schedule s = a.schedule(call, {.segment_bytes = segment});
@@ -268,26 +270,33 @@ void check_bcast(const Schedule& s, const CallShape& call, std::uint64_t cut, bo
   }
 }
 
-TEST(BcastSchedule, DeliversEverySegmentOnceAndForwardsOnlyWhatArrived) {
-  for (const auto& a : catalog(Collective::bcast)) {
-    // Not a tree of whole segments: its own test below.
-    if (a.name == "bcast.scatter_allgather") continue;
-    const bool rendezvous = a.name.find("_rendezvous") != std::string_view::npos;
-    for (int size : kSizes) {
-      for (int root : roots(size)) {
-        for (std::uint64_t bytes : kBytes) {
-          for (std::uint64_t segment : kSegments) {
-            if (segment != 0 && bytes / segment > 4096) continue;  // keeps the test fast
-            const CallShape call{Collective::bcast, size, bytes, root};
-            const AlgoParams params{.segment_bytes = segment, .window = 0};
-            const std::uint64_t cut =
-                a.segmented && segment != 0 && segment < bytes ? segment : bytes;
-            check_bcast(a.schedule(call, params), call, cut, rendezvous,
-                        describe(a.name, call, params));
-          }
+// Every (P, root, bytes, segment) of the tables above, but for more than 4096 segments.
+template <class F>
+void for_each_bcast_call(F check) {
+  for (int size : kSizes) {
+    for (int root : roots(size)) {
+      for (std::uint64_t bytes : kBytes) {
+        for (std::uint64_t segment : kSegments) {
+          if (segment != 0 && bytes / segment > 4096) continue;  // keeps the test fast
+          check(CallShape{Collective::bcast, size, bytes, root},
+                AlgoParams{.segment_bytes = segment, .window = 0});
         }
       }
     }
+  }
+}
+
+TEST(BcastSchedule, DeliversEverySegmentOnceAndForwardsOnlyWhatArrived) {
+  for (const auto& a : catalog(Collective::bcast)) {
+    // Not a tree of whole segments: their own tests below.
+    if (a.name == "bcast.scatter_allgather" || a.name == "bcast.split_binary") continue;
+    const bool rendezvous = a.name.find("_rendezvous") != std::string_view::npos;
+    for_each_bcast_call([&](const CallShape& call, const AlgoParams& params) {
+      const std::uint64_t segment = params.segment_bytes;
+      const std::uint64_t cut =
+          a.segmented && segment != 0 && segment < call.bytes ? segment : call.bytes;
+      check_bcast(a.schedule(call, params), call, cut, rendezvous, describe(a.name, call, params));
+    });
   }
 }
 
@@ -345,6 +354,69 @@ TEST(BcastSchedule, ScatterAllgatherScattersThenPassesEveryChunkAlongTheRing) {
       }
     }
   }
+}
+
+// split_binary (tree_engine.cpp, split): every non-root rank receives its half
+// (SplitHalves::half_of) from its level_binary parent, cut as the engine cuts it, and forwards a
+// segment only once it has arrived; then one swap message each (P - 1 in all, the stream pair),
+// sent once the sender holds its whole half. Every rank ends with the whole message.
+TEST(BcastSchedule, SplitBinarySendsEachHalfDownItsSubtreeThenSwaps) {
+  const AlgorithmView* a = find_algorithm(Collective::bcast, "bcast.split_binary");
+  ASSERT_NE(a, nullptr);
+  for_each_bcast_call([&](const CallShape& call, const AlgoParams& params) {
+    const int size = call.comm_size;
+    const int root = call.root;
+    const std::uint64_t bytes = call.bytes;
+    const std::uint64_t segment = params.segment_bytes;
+    const std::string what = describe(a->name, call, params);
+    const Schedule s = a->schedule(call, params);
+    expect_well_formed(s, size, what);
+    if (size == 1 || bytes == 0) {
+      EXPECT_TRUE(s.messages.empty()) << what;
+      return;
+    }
+    const SplitHalves halves(bytes);
+    const auto cut = [&](int half) {
+      const std::uint64_t b = halves.bytes(half);
+      return segment == 0 || segment >= b ? b : segment;
+    };
+    const auto segments = [&](int half) {
+      const std::uint64_t b = halves.bytes(half);
+      return b == 0 ? 0 : static_cast<int>((b + cut(half) - 1) / cut(half));
+    };
+    const Totals totals(s);
+    const Received received(s);
+    std::vector<int> sent(at(size) * at(size), 0);  // tree messages per edge
+    int swaps = 0;
+    for (std::size_t x = 0; x < s.messages.size(); ++x) {
+      const Message& m = s.messages[x];
+      const int from = to_vrank(m.src, root, size);
+      const int to = to_vrank(m.dst, root, size);
+      if (m.unposted) {
+        ++swaps;
+        const SplitHalves::Swap swap = SplitHalves::swap(from, size);
+        EXPECT_EQ(swap.peer, to) << what << " message " << x;
+        EXPECT_EQ(m.bytes, halves.bytes(swap.send)) << what << " message " << x;
+        if (from != 0) {
+          EXPECT_EQ(received.before(x, m.src), segments(SplitHalves::half_of(from)))
+              << what << " message " << x;
+        }
+        continue;
+      }
+      EXPECT_EQ(tree_node(TreeShape::level_binary, to, size).parent, from)
+          << what << " message " << x;
+      const int half = SplitHalves::half_of(to);
+      const int seq = ++sent[at(from) * at(size) + at(to)];
+      EXPECT_LE(seq, segments(half)) << what << " message " << x;
+      if (seq < segments(half)) EXPECT_EQ(m.bytes, cut(half)) << what << " message " << x;
+      if (from != 0) EXPECT_GE(received.before(x, m.src), seq) << what << " message " << x;
+    }
+    EXPECT_EQ(swaps, size - 1) << what;
+    EXPECT_EQ(a->schedule_size(call, params), s.messages.size()) << what;
+    for (int r = 0; r < size; ++r) {
+      EXPECT_EQ(totals.in[at(r)], r == root ? 0 : bytes) << what << " rank " << r;
+    }
+  });
 }
 
 // The engine supports rendezvous with segments although no registered algorithm uses both: its

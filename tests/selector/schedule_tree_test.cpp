@@ -12,7 +12,7 @@ namespace collsel::schedule {
 namespace {
 
 constexpr TreeShape kShapes[] = {TreeShape::flat, TreeShape::chain, TreeShape::binary,
-                                 TreeShape::binomial};
+                                 TreeShape::binomial, TreeShape::level_binary};
 
 class TreeTest : public ::testing::TestWithParam<TreeShape> {};
 
@@ -70,6 +70,7 @@ TEST(TreeDepth, MatchesTheModelsAssumptions) {
     // Depth in edges; the binomial models' ceil(log2 P) L counts rounds (the root's fan-out,
     // checked below), not edges.
     EXPECT_EQ(tree_depth(TreeShape::binomial, size), models::plogp::floor_log2(p)) << size;
+    EXPECT_EQ(tree_depth(TreeShape::level_binary, size), models::plogp::floor_log2(p)) << size;
   }
   EXPECT_EQ(tree_depth(TreeShape::binomial, 1), 0);
 }
@@ -103,6 +104,40 @@ TEST(Vranks, RoundTrip) {
     for (int root = 0; root < size; ++root) {
       EXPECT_EQ(to_vrank(root, root, size), 0);
       for (int r = 0; r < size; ++r) EXPECT_EQ(to_rank(to_vrank(r, root, size), root, size), r);
+    }
+  }
+}
+
+// Open MPI's binary tree (ompi_coll_base_topo_build_tree, fanout 2) at 16 ranks, by hand:
+// level 0: 0; level 1: 1, 2; level 2: 3..6; level 3: 7..14; level 4: 15.
+TEST(LevelBinary, IsOpenMpisLevelOrderTree) {
+  const auto children = [](int v) { return tree_node(TreeShape::level_binary, v, 16).children; };
+  EXPECT_EQ(children(0), (std::vector<int>{1, 2}));
+  EXPECT_EQ(children(1), (std::vector<int>{3, 5}));
+  EXPECT_EQ(children(2), (std::vector<int>{4, 6}));
+  EXPECT_EQ(children(3), (std::vector<int>{7, 11}));
+  EXPECT_EQ(children(6), (std::vector<int>{10, 14}));
+  EXPECT_EQ(children(7), (std::vector<int>{15}));
+  EXPECT_TRUE(children(8).empty());
+  EXPECT_EQ(tree_node(TreeShape::level_binary, 15, 16).parent, 7);
+}
+
+// What bcast.split_binary relies on: vrank 1's subtree is the odd vranks, vrank 2's the even
+// ones, and the twins v, v + 1 (v odd) sit at one depth.
+TEST(LevelBinary, SubtreesAreTheOddAndTheEvenVranksAndTwinsShareADepth) {
+  for (int size = 2; size <= 64; ++size) {
+    std::vector<int> depth(static_cast<std::size_t>(size), 0);
+    for (int v = 1; v < size; ++v) {
+      int top = v;
+      while (tree_node(TreeShape::level_binary, top, size).parent != 0) {
+        top = tree_node(TreeShape::level_binary, top, size).parent;
+        ++depth[static_cast<std::size_t>(v)];
+      }
+      EXPECT_EQ(top, v % 2 == 1 ? 1 : 2) << "size " << size << " v " << v;
+    }
+    for (int v = 1; v + 1 < size; v += 2) {
+      EXPECT_EQ(depth[static_cast<std::size_t>(v)], depth[static_cast<std::size_t>(v + 1)])
+          << "size " << size << " v " << v;
     }
   }
 }

@@ -57,6 +57,7 @@ enum OmpiBcast {
   basic_linear = 1,
   chain = 2,
   pipeline = 3,
+  split_binary_tree = 4,
   binary_tree = 5,
   binomial = 6,
   scatter_allgather_ring = 9
@@ -96,6 +97,12 @@ constexpr Mapping kMappings[] = {
     {"bcast.scatter_allgather", kScatterRing, "", 0, false, kScatterRing, "",
      scatter_allgather_ring, 0, false, false, "", "",
      "algorithm 9 exists since Open MPI 4.1; an older Open MPI rejects the rules file"},
+    {"bcast.split_binary", kPipelinedTree, "kary", 2, true, kBinomial, kScatterRing,
+     split_binary_tree, 0, true, false,
+     "MPICH has no split binary tree: its pipelined binary tree, which sends the whole message "
+     "down one tree",
+     kMpich40Pipeline,
+     "Open MPI runs its chain instead where a half of the message is shorter than the segment"},
 
     {"scatter.flat", kScatterBinomial, "", 0, false, kScatterBinomial, "",
      scatter_basic_linear, 0, false, false, kMpichScatter, kMpichScatter, ""},

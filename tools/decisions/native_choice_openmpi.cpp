@@ -89,7 +89,8 @@ constexpr Mapping kBcastAlgorithms[] = {
      "segment size 0: the whole message per hop down one chain, as bcast.chain"},
     {"ompi_coll_base_bcast_intra_split_bintree", nullptr,
      "Open MPI sends each half of the message down one subtree of a binary tree, then the "
-     "subtrees swap halves, which collsel does not implement: no estimate"},
+     "subtrees swap halves (bcast.split_binary), with the fixed rules' segment size 0, whose "
+     "cut collsel does not reproduce: no estimate"},
     {"ompi_coll_base_bcast_intra_bintree", "bcast.binary", "the same binary tree, unsegmented"},
     {"ompi_coll_base_bcast_intra_binomial", "bcast.binomial",
      "the same binomial tree, unsegmented"},

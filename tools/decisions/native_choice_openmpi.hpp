@@ -19,7 +19,8 @@
 //          2 chain (fanout 0)        ompi_coll_base_topo_build_chain forces fanout 1: one chain,
 //                                    the whole message per hop      -> bcast.chain
 //          3 pipeline (segsize 0)    one chain, one segment         -> bcast.chain
-//          4 split_binary_tree       halves down two subtrees, then swapped: none
+//          4 split_binary_tree       halves down two subtrees, then swapped; segment size 0,
+//                                    whose cut bcast.split_binary does not reproduce: none
 //          5 binary_tree             unsegmented binary tree        -> bcast.binary
 //          6 binomial                unsegmented binomial tree      -> bcast.binomial
 //          7 knomial                 radix 4 (coll_tuned_bcast_algorithm_knomial_radix): none
