@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 #include "models/plogp/scatter.hpp"
 
@@ -182,20 +183,39 @@ double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
 
 double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
-  // Phase one is a segmented binary tree carrying half the message: every node, the root
-  // included, sends each segment to two children (the root one segment of each half), so the
-  // first segment reaches depth floor(log2 P) at 2 g_p(s) + L_p(s) per level, as bcast_binary,
-  // and the later ones follow at the spacing of bcast_binomial_segmented with k = 2 children.
-  // Phase two is one swap of a half with a twin, its receive posted with its send as both reach
-  // it (the stream pair). P even adds the root's send of the second half to the last vrank,
-  // which runs while the trees still pipeline: not on the critical path.
+  // Phase one is a segmented binary tree carrying half the message, on Open MPI's level-order
+  // tree (selector/schedule/tree.hpp, level_binary): every node, the root included, sends each
+  // segment to its children in turn (the root one segment of each half), so the first segment
+  // reaches a first child g_p(s) + L_p(s) after its parent had it and a second child one g_p(s)
+  // later. Walking the tree: its depth is floor(log2 P), but the deepest vranks are first
+  // children, so charging 2 g_p(s) + L_p(s) per level predicted P = 16 on the fat trees 22-27 %
+  // long (docs/BENCHMARKS.md, "The split binary tree"). A first child whose sibling's message
+  // shares the link waits for it too (sigma, as bcast_binomial's shared fan-out). Later segments
+  // follow at the spacing of bcast_binomial_segmented with d = 2 children. Phase two is one swap
+  // of a half with a twin, its receive posted with its send as both reach it (the stream pair).
+  // P even adds the root's send of the second half to the last vrank, which runs while the trees
+  // still pipeline: not on the critical path.
   const std::uint64_t half = ceil_div(m, 2);
   const Segments seg = split(half, s);
-  const auto depth = static_cast<double>(floor_log2(static_cast<std::uint64_t>(P)));
   const double posted = gp(p, seg.size);
+  const double hop = Lp(p, seg.size);
+  const double sigma = p.fanout_share(seg.size);
+  const Segments in_flight{seg.size, std::min(seg.count, 2.0)};
+  const double shared = sigma > 0.0 ? sigma * segments_to_one(p, in_flight) : 0.0;
+  std::vector<double> arrival(static_cast<std::size_t>(P), 0.0);
+  double first_segment = 0.0;
+  for (int v = 1; v < P; ++v) {
+    const int delta = 1 << floor_log2(static_cast<std::uint64_t>(v) + 1);  // v's level 2^l
+    const int step = delta / 2;
+    const bool first = v - step <= delta - 2;  // v - 2^(l-1) lies on the parent's level
+    const int parent = first ? v - step : v - delta;
+    const bool has_sibling = first && v + step < P;  // the parent's second child, v + 2^(l-1)
+    const double edge = first ? posted + hop + (has_sibling ? shared : 0.0) : 2.0 * posted + hop;
+    arrival[static_cast<std::size_t>(v)] = arrival[static_cast<std::size_t>(parent)] + edge;
+    first_segment = std::max(first_segment, arrival[static_cast<std::size_t>(v)]);
+  }
   const double spacing = std::max(2.0 * posted, p.pipeline_gap_s(seg.size) + posted / 2.0);
-  return depth * (2.0 * posted + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
-         p.gap_s(half) + p.latency_s;
+  return first_segment + spacing * (seg.count - 1.0) + p.gap_s(half) + p.latency_s;
 }
 
 }  // namespace collsel::models::plogp

@@ -40,8 +40,9 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
 // steps of one block, each g(c) + L: scatter_binomial(P, c) + (P-1) (g(c) + L).
 double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m);
 // Not in seed 001: Open MPI's split binary tree, with h = ceil(m / 2) in k segments of s bytes:
-// each half down one subtree of a binary tree of depth floor(log2 P), two sends per node and
-// segment, then twins swap halves: floor(log2 P) (2 g(s) + L) + (k - 1) spacing + g(h) + L.
+// each half down one subtree of Open MPI's level-order binary tree, then twins swap halves:
+// (the first segment's latest arrival, g(s) + L per first-child edge, 2 g(s) + L per second)
+// + (k - 1) spacing + g(h) + L.
 double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t s);
 
 // Integer helpers shared by the models (exact, no floating point): floor(log2 x), ceil(log2 x)

@@ -345,14 +345,18 @@ TEST_F(PlogpBcast, ScatterAllgather) {
 }
 
 TEST_F(PlogpBcast, SplitBinary) {
-  // P = 8, m = 2000: halves of h = 1000 in k = 4 segments of 300 (g(300) = 1.3e-6, one gap):
-  // depth 3 x (2 x 1.3e-6 + 5e-6) = 22.8e-6; spacing max(2 x 1.3e-6, 1.3e-6 + 0.65e-6) = 2.6e-6,
-  // 3 of them = 7.8e-6; the swap g(1000) + L = 7e-6.
-  EXPECT_TRUE(same_seconds(bcast_split_binary(p, 8, 2000, 300), 37.6e-6));
-  // One segment per half (s = 0 or >= h), P = 4: 2 x (2 g(1000) + L) + g(1000) + L = 25e-6.
-  EXPECT_TRUE(same_seconds(bcast_split_binary(p, 4, 2000, 0), 25e-6));
-  EXPECT_TRUE(same_seconds(bcast_split_binary(p, 4, 2000, 1000), 25e-6));
-  // m = 1001: h = ceil(1001 / 2) = 501, P = 3: 1 x (2 g(501) + L) + g(501) + L = 14.503e-6.
+  // P = 8, m = 2000: halves of h = 1000 in k = 4 segments of 300 (g(300) = 1.3e-6, one gap).
+  // Open MPI's level-order tree: 0 -> 1, 2; 1 -> 3, 5; 2 -> 4, 6; 3 -> 7. A first child gets the
+  // first segment g(300) + L = 6.3e-6 after its parent, a second child 2 g(300) + L = 7.6e-6:
+  // vrank 7 (0, 1, 3, 7, all first children) at 18.9e-6, the last. Spacing max(2 x 1.3e-6,
+  // 1.3e-6 + 0.65e-6) = 2.6e-6, 3 of them = 7.8e-6; the swap g(1000) + L = 7e-6.
+  EXPECT_TRUE(same_seconds(bcast_split_binary(p, 8, 2000, 300), 33.7e-6));
+  // One segment per half (s = 0 or >= h), P = 4: vrank 3 (first child of 1) at 2 (g(1000) + L)
+  // = 14e-6, vrank 2 at 2 g(1000) + L = 9e-6; then the swap: 21e-6.
+  EXPECT_TRUE(same_seconds(bcast_split_binary(p, 4, 2000, 0), 21e-6));
+  EXPECT_TRUE(same_seconds(bcast_split_binary(p, 4, 2000, 1000), 21e-6));
+  // m = 1001: h = ceil(1001 / 2) = 501, P = 3: vrank 2, the second child, at 2 g(501) + L, then
+  // g(501) + L: 14.503e-6.
   EXPECT_TRUE(same_seconds(bcast_split_binary(p, 3, 1001, 0), 14.503e-6));
   EXPECT_EQ(bcast_split_binary(p, 1, 1000, 100), 0.0);
   EXPECT_EQ(bcast_split_binary(p, 8, 0, 100), 0.0);
