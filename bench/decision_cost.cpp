@@ -111,6 +111,18 @@ int main(int argc, char** argv) {
     return rc;
   }
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 100000;
+  if (iterations <= 0 || argc > 2) {
+    // --help, or anything that is not a positive count: say how to call it, not "inf".
+    const std::string first = argc > 1 ? argv[1] : "";
+    const bool help = first == "--help" || first == "-h";
+    std::fprintf(help ? stdout : stderr,
+                 "usage: decision_cost [ITERATIONS]   cache hit, memo hit and decide() with the "
+                 "embedded model (default 100000)\n"
+                 "       decision_cost --scale MODEL  one decide() per P (16-1024), ranks per "
+                 "node and shape, as CSV\n");
+    MPI_Finalize();
+    return help ? 0 : 2;
+  }
   const auto model = collsel::models::parse_model(collsel::conf::embedded_default_model(),
                                                   collsel::conf::kEmbeddedModelName);
   const collsel::ModelSet models{nullptr, &*model.model};

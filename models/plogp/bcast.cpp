@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <vector>
 
 #include "models/plogp/scatter.hpp"
 
@@ -68,6 +67,28 @@ double shared_fanout(const Params& p, int P, std::uint64_t unit, double per_chil
   if (sigma <= 0.0) return 0.0;
   const auto k = static_cast<double>(floor_log2(static_cast<std::uint64_t>(P)));
   return sigma * per_child_s * k * (k - 1.0) / 2.0;
+}
+
+// The most and the fewest set bits of an integer in [lo, hi), lo < hi. Most: below x = hi - 1, a
+// number with more bits keeps x's bits above some set bit k of x, clears k and sets all below it;
+// fewest: rounding lo up to ever larger powers of two (adding its lowest set bit) never adds bits,
+// and some such rounding has no more bits than any number of the range.
+int most_bits(std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t x = hi - 1;
+  int best = std::popcount(x);
+  for (int k = 0; k < 64; ++k) {
+    const std::uint64_t bit = std::uint64_t{1} << k;
+    if ((x & bit) == 0) continue;
+    const std::uint64_t y = (x & ~bit) | (bit - 1);
+    if (y >= lo) best = std::max(best, std::popcount(y));
+  }
+  return best;
+}
+
+int fewest_bits(std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t x = lo;
+  while (x != 0 && x + (x & (~x + 1)) < hi) x += x & (~x + 1);
+  return std::popcount(x);
 }
 
 }  // namespace
@@ -181,15 +202,45 @@ double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
   return scatter_binomial(p, P, c) + (P - 1) * (p.gap_s(c) + p.latency_s);
 }
 
+// A vrank of level l at offset o = v - (2^l - 1) is reached through
+// one edge per bit of o below l: bit j set, a second child on level j + 1 (selector/schedule/
+// tree.cpp: a node's children keep its offset, or add 2^l). Levels 0 to D - 1, D = floor(log2 P),
+// are full, so every first child there has its sibling and every path exists; the last level
+// holds offsets [0, n), n = P - 2^D + 1, its first children (bit D - 1 clear) with a sibling when
+// o + 2^(D-1) < n. So the latest arrival is the most (or the fewest, when a first child costs
+// more) second-child edges over a range of offsets: O(log P), where walking the P vranks cost
+// ~200 model evaluations x P per decision (1 ms at P = 1024; docs/BENCHMARKS.md, "At scale").
+double level_binary_last_arrival(int P, double first_shared, double first_alone,
+                                 double second) {
+  const int D = floor_log2(static_cast<std::uint64_t>(P));
+  if (D == 0) return 0.0;
+  const std::uint64_t h = std::uint64_t{1} << (D - 1);
+  const std::uint64_t n = static_cast<std::uint64_t>(P) - ((std::uint64_t{1} << D) - 1);
+  const auto inner = static_cast<double>(D - 1);
+  // Edges into levels 1 .. D - 1 of the offsets [lo, hi) on level D (their bits below D - 1).
+  const auto path = [&](std::uint64_t lo, std::uint64_t hi) {
+    const int ones = second >= first_shared ? most_bits(lo, hi) : fewest_bits(lo, hi);
+    return ones * second + (inner - ones) * first_shared;
+  };
+  double last = inner * std::max(first_shared, second);  // level D - 1, every offset there
+  if (n > h) {
+    last = std::max(last, path(0, n - h) + std::max(second, first_shared));
+  }
+  const std::uint64_t lo = n > h ? n - h : 0;
+  const std::uint64_t hi = std::min(n, h);
+  if (lo < hi) last = std::max(last, path(lo, hi) + first_alone);
+  return last;
+}
+
 double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
   if (nothing_sent(P, m)) return 0.0;
   // Phase one is a segmented binary tree carrying half the message, on Open MPI's level-order
   // tree (selector/schedule/tree.hpp, level_binary): every node, the root included, sends each
   // segment to its children in turn (the root one segment of each half), so the first segment
   // reaches a first child g_p(s) + L_p(s) after its parent had it and a second child one g_p(s)
-  // later. Walking the tree: its depth is floor(log2 P), but the deepest vranks are first
-  // children, so charging 2 g_p(s) + L_p(s) per level predicted P = 16 on the fat trees 22-27 %
-  // long (docs/BENCHMARKS.md, "The split binary tree"). A first child whose sibling's message
+  // later (level_binary_last_arrival). The tree is floor(log2 P) deep, but its deepest vranks
+  // are first children, so charging 2 g_p(s) + L_p(s) per level predicted P = 16 on the fat
+  // trees 22-27 % long (docs/BENCHMARKS.md, "The split binary tree"). A first child whose sibling's message
   // shares the link waits for it too (sigma, as bcast_binomial's shared fan-out). Later segments
   // follow at the spacing of bcast_binomial_segmented with d = 2 children. Phase two is one swap
   // of a half with a twin, its receive posted with its send as both reach it (the stream pair).
@@ -202,18 +253,8 @@ double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t
   const double sigma = p.fanout_share(seg.size);
   const Segments in_flight{seg.size, std::min(seg.count, 2.0)};
   const double shared = sigma > 0.0 ? sigma * segments_to_one(p, in_flight) : 0.0;
-  std::vector<double> arrival(static_cast<std::size_t>(P), 0.0);
-  double first_segment = 0.0;
-  for (int v = 1; v < P; ++v) {
-    const int delta = 1 << floor_log2(static_cast<std::uint64_t>(v) + 1);  // v's level 2^l
-    const int step = delta / 2;
-    const bool first = v - step <= delta - 2;  // v - 2^(l-1) lies on the parent's level
-    const int parent = first ? v - step : v - delta;
-    const bool has_sibling = first && v + step < P;  // the parent's second child, v + 2^(l-1)
-    const double edge = first ? posted + hop + (has_sibling ? shared : 0.0) : 2.0 * posted + hop;
-    arrival[static_cast<std::size_t>(v)] = arrival[static_cast<std::size_t>(parent)] + edge;
-    first_segment = std::max(first_segment, arrival[static_cast<std::size_t>(v)]);
-  }
+  const double first_segment =
+      level_binary_last_arrival(P, posted + hop + shared, posted + hop, 2.0 * posted + hop);
   const double spacing = std::max(2.0 * posted, p.pipeline_gap_s(seg.size) + posted / 2.0);
   return first_segment + spacing * (seg.count - 1.0) + p.gap_s(half) + p.latency_s;
 }

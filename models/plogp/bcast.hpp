@@ -44,6 +44,10 @@ double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m);
 // (the first segment's latest arrival, g(s) + L per first-child edge, 2 g(s) + L per second)
 // + (k - 1) spacing + g(h) + L.
 double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t s);
+// Its first segment's latest arrival down Open MPI's level-order binary tree of P ranks (tree
+// shape level_binary), each edge costing `second` into a second child and `first_shared` or
+// `first_alone` into a first child with or without a sibling: O(log P), no walk.
+double level_binary_last_arrival(int P, double first_shared, double first_alone, double second);
 
 // Integer helpers shared by the models (exact, no floating point): floor(log2 x), ceil(log2 x)
 // for x >= 1, and ceil(a / b) for b >= 1 (x == 0 gives 0; b == 0 is treated as 1).

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "linear_params.hpp"
 #include "models/plogp/bcast.hpp"
@@ -363,6 +365,34 @@ TEST_F(PlogpBcast, SplitBinary) {
   // Why it exists: each node forwards half the message, so for large messages the pipeline of
   // halves beats the binary tree of whole messages.
   EXPECT_LT(bcast_split_binary(p, 64, 1 << 16, 1024), 0.6 * bcast_binary(p, 64, 1 << 16));
+}
+
+// The O(log P) latest arrival against a walk of every vrank of Open MPI's level-order tree
+// (parent v - 2^(l-1) when that lies on level l - 1, else v - 2^l), for P = 2..600 and edge costs
+// where a second child costs more, less, or the same as a first child with a sibling.
+TEST(PlogpSplitBinary, LastArrivalIsTheWalksLatest) {
+  const auto walk = [](int P, double first_shared, double first_alone, double second) {
+    std::vector<double> arrival(static_cast<std::size_t>(P), 0.0);
+    double last = 0.0;
+    for (int v = 1; v < P; ++v) {
+      int level = 0;
+      while ((2 << level) - 1 <= v) ++level;
+      const int delta = 1 << level;
+      const bool first = v - delta / 2 <= delta - 2;
+      const int parent = first ? v - delta / 2 : v - delta;
+      const double edge = !first ? second : (v + delta / 2 < P ? first_shared : first_alone);
+      arrival[static_cast<std::size_t>(v)] = arrival[static_cast<std::size_t>(parent)] + edge;
+      last = std::max(last, arrival[static_cast<std::size_t>(v)]);
+    }
+    return last;
+  };
+  const double costs[][3] = {{3.0, 2.0, 5.0}, {7.0, 2.0, 5.0}, {5.0, 5.0, 5.0}, {4.0, 1.0, 4.5}};
+  for (int P = 1; P <= 600; ++P) {
+    for (const auto& c : costs) {
+      EXPECT_DOUBLE_EQ(level_binary_last_arrival(P, c[0], c[1], c[2]), walk(P, c[0], c[1], c[2]))
+          << "P = " << P << " costs " << c[0] << ", " << c[1] << ", " << c[2];
+    }
+  }
 }
 
 }  // namespace
