@@ -38,10 +38,9 @@ struct Segments {
 
 Segments make_segments(std::uint64_t total, std::uint64_t segment_bytes) {
   Segments s;
-  if (total == 0) return s;  // an empty half of a split message: no segment
   s.total = total;
   s.segment = (segment_bytes == 0 || segment_bytes >= total) ? total : segment_bytes;
-  s.count = (total + s.segment - 1) / s.segment;
+  s.count = schedule::segment_count(total, segment_bytes);  // none for an empty half
   return s;
 }
 

@@ -77,10 +77,7 @@ class TreeBroadcastBuilder {
     return options_.segment_bytes == 0 || options_.segment_bytes >= b ? b
                                                                       : options_.segment_bytes;
   }
-  std::uint64_t count(int part) const {
-    const std::uint64_t b = bytes(part);
-    return b == 0 ? 0 : (b + segment(part) - 1) / segment(part);
-  }
+  std::uint64_t count(int part) const { return segment_count(bytes(part), options_.segment_bytes); }
   std::uint64_t length(int part, std::uint64_t i) const {
     return std::min(segment(part), bytes(part) - i * segment(part));
   }
@@ -108,7 +105,10 @@ class TreeBroadcastBuilder {
   }
 
   void send_to_children(int v, std::uint64_t i) {
-    std::vector<int> children;  // those that get a segment i (a split root's halves may differ)
+    // The children that get a segment i (a split root's halves may differ by one), in a buffer
+    // reused across calls: this runs once per node and segment while decide() simulates.
+    std::vector<int>& children = serving_;
+    children.clear();
     for (int child : tree_[idx(v)].children) {
       if (i < count(part_to(child))) children.push_back(child);
     }
@@ -176,6 +176,7 @@ class TreeBroadcastBuilder {
   std::vector<TreeNode> tree_;
   std::vector<int> depth_;
   std::vector<int> last_sent_;  // per vrank, its latest message: program order
+  std::vector<int> serving_;    // send_to_children's children of this segment
   // Per vrank, segment i from the parent in slot i mod 2 (the engine's two receive slots): by the
   // time a node sends segment i, its parent may already have sent segment i+1, never i+2.
   std::vector<std::array<int, 2>> received_;
@@ -236,10 +237,8 @@ std::uint64_t bcast_split_binary_size(const CallShape& call, const AlgoParams& p
   const int size = call.comm_size;
   if (size <= 1 || call.bytes == 0) return 0;
   const SplitHalves halves(call.bytes);
-  const auto segments = [&](int half) -> std::uint64_t {
-    const std::uint64_t b = halves.bytes(half);
-    const std::uint64_t s = params.segment_bytes;
-    return b == 0 ? 0 : (s == 0 || s >= b ? 1 : (b + s - 1) / s);
+  const auto segments = [&](int half) {
+    return segment_count(halves.bytes(half), params.segment_bytes);
   };
   // Vranks 1, 3, ... carry the first half, 2, 4, ... the second; then P - 1 swaps.
   const auto odd = static_cast<std::uint64_t>(size / 2);

@@ -34,6 +34,14 @@ class Chunks {
   std::uint64_t chunk_;
 };
 
+// Segments of `bytes` cut at `segment_bytes` as the tree engine cuts them: none for no bytes, one
+// for no segment size or one at least as large, ceil(bytes / segment_bytes) otherwise.
+inline std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment_bytes) {
+  if (bytes == 0) return 0;
+  if (segment_bytes == 0 || segment_bytes >= bytes) return 1;
+  return bytes / segment_bytes + (bytes % segment_bytes != 0 ? 1 : 0);
+}
+
 // bcast.split_binary's halves (Open MPI's split binary tree): the first holds ceil(total / 2)
 // bytes, the second the rest. Open MPI cuts at an element (ceil(count / 2) of them); collsel cuts
 // the packed bytes, because ranks may pass different datatypes of one type signature (4 pairs of

@@ -408,8 +408,12 @@ TEST(BcastSchedule, SplitBinarySendsEachHalfDownItsSubtreeThenSwaps) {
       const int half = SplitHalves::half_of(to);
       const int seq = ++sent[at(from) * at(size) + at(to)];
       EXPECT_LE(seq, segments(half)) << what << " message " << x;
-      if (seq < segments(half)) EXPECT_EQ(m.bytes, cut(half)) << what << " message " << x;
-      if (from != 0) EXPECT_GE(received.before(x, m.src), seq) << what << " message " << x;
+      if (seq < segments(half)) {
+        EXPECT_EQ(m.bytes, cut(half)) << what << " message " << x;
+      }
+      if (from != 0) {
+        EXPECT_GE(received.before(x, m.src), seq) << what << " message " << x;
+      }
     }
     EXPECT_EQ(swaps, size - 1) << what;
     EXPECT_EQ(a->schedule_size(call, params), s.messages.size()) << what;
