@@ -19,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,7 @@ struct Context {
   long calls = 0;
   std::string only_family;  // optional third argument, for debugging one family
   int max_roots = 0;        // --roots=N: at most N roots per communicator, spread; 0: every root
+  std::vector<int> units;   // --units=A,B,...: only these unit counts; empty: the default ones
 
   void check_algorithm(const std::string& where) {
     const char* ran = last();
@@ -373,10 +375,14 @@ void run_comm(Context& cx, MPI_Comm comm, const std::string& comm_name) {
   MPI_Comm_size(comm, &size);
   // 0, 1, odd, and large: 3001 units is 12004+ bytes, not a multiple of any segment size the
   // differential tests force (COLLSEL_SEGMENT_BYTES=1000 cuts elements in the middle, too).
-  const int unit_counts[] = {0, 1, 7, 3001};
+  std::vector<int> unit_counts = {0, 1, 7, 3001};
   // Alltoall moves P blocks per rank per call, so its large count is smaller; 1001 is still past
   // the in-place struct failure of native MPICH (Family).
-  const int alltoall_unit_counts[] = {0, 1, 7, 1001};
+  std::vector<int> alltoall_unit_counts = {0, 1, 7, 1001};
+  // --units: a smaller large count where a smaller P already covers the default ones (the
+  // simulated All-to-All at P = 64, whose P^2 concurrent flows of 1001 units cost SimGrid's
+  // solver 7 s of wall time a call).
+  if (!cx.units.empty()) unit_counts = alltoall_unit_counts = cx.units;
   for (const Family& family : families()) {
     if (!cx.only_family.empty() && family.name != cx.only_family) continue;
     if (cx.coll == "alltoall") {
@@ -411,14 +417,17 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a.rfind("--roots=", 0) == 0) {
       cx.max_roots = std::atoi(a.c_str() + 8);
+    } else if (a.rfind("--units=", 0) == 0) {
+      std::stringstream list(a.substr(8));
+      for (std::string item; std::getline(list, item, ',');) cx.units.push_back(std::stoi(item));
     } else {
       args.push_back(a);
     }
   }
   if (args.size() != 2 && args.size() != 3) {
     if (cx.world_rank == 0) {
-      std::fprintf(stderr, "usage: differential [--roots=N] bcast|scatter|alltoall ALGORITHM "
-                           "[DATATYPE_FAMILY]\n");
+      std::fprintf(stderr, "usage: differential [--roots=N] [--units=A,B,...] "
+                           "bcast|scatter|alltoall ALGORITHM [DATATYPE_FAMILY]\n");
     }
     MPI_Finalize();
     return 2;
