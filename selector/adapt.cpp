@@ -51,6 +51,13 @@ std::vector<int> adapt_ranking(const Decision& d, const AdaptSettings& settings)
   return ranking;
 }
 
+std::array<std::uint64_t, 3> adapt_checkpoints(const AdaptSettings& settings) {
+  // Clamped as the config reads it: before the 64th call, and late enough for a standard error.
+  const auto first = static_cast<std::uint64_t>(
+      std::clamp(settings.first_checkpoint, 3, static_cast<int>(kLaterAdaptCheckpoints[0]) - 1));
+  return {first, kLaterAdaptCheckpoints[0], kLaterAdaptCheckpoints[1]};
+}
+
 std::vector<std::uint64_t> segment_variants(std::uint64_t bytes, std::uint64_t segment,
                                             std::uint64_t unit_bytes) {
   const std::uint64_t unit = unit_bytes == 0 ? 1 : unit_bytes;
@@ -152,7 +159,10 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
 ShapeMonitor::ShapeMonitor(const AdaptSettings& settings, std::vector<double> predicted_s,
                            std::optional<std::pair<int, double>> start,
                            std::vector<int> variant_of)
-    : settings_(settings), predicted_(std::move(predicted_s)), variant_of_(std::move(variant_of)) {
+    : settings_(settings),
+      predicted_(std::move(predicted_s)),
+      variant_of_(std::move(variant_of)),
+      checkpoints_(adapt_checkpoints(settings)) {
   variant_of_.resize(predicted_.size(), -1);
   outcome_.measured_s.assign(predicted_.size(), std::numeric_limits<double>::quiet_NaN());
   outcome_.measured_rel_se.assign(predicted_.size(), 0.0);
@@ -197,13 +207,13 @@ bool ShapeMonitor::record(double local_s) {
   } else {
     add_to_window(local_s);
   }
-  while (next_checkpoint_ < kAdaptCheckpoints.size() &&
-         kAdaptCheckpoints[next_checkpoint_] < outcome_.calls) {
+  while (next_checkpoint_ < checkpoints_.size() &&
+         checkpoints_[next_checkpoint_] < outcome_.calls) {
     ++next_checkpoint_;
   }
   // A deferred agreement is applied before the next checkpoint (agree_lag() sees to it).
-  if (!agree_pending_ && next_checkpoint_ < kAdaptCheckpoints.size() &&
-      kAdaptCheckpoints[next_checkpoint_] == outcome_.calls && window_calls_ > 0) {
+  if (!agree_pending_ && next_checkpoint_ < checkpoints_.size() &&
+      checkpoints_[next_checkpoint_] == outcome_.calls && window_calls_ > 0) {
     ++next_checkpoint_;
     agree_pending_ = true;
     return true;
@@ -228,8 +238,8 @@ int ShapeMonitor::agree_lag() const {
   const double calls = std::ceil(settings_.agree_lag_s / reference_s_);
   auto lag = static_cast<std::uint64_t>(
       std::clamp(calls, 1.0, static_cast<double>(kMaxAgreeLagCalls)));
-  if (next_checkpoint_ < kAdaptCheckpoints.size()) {
-    const std::uint64_t before_next = kAdaptCheckpoints[next_checkpoint_] - outcome_.calls - 1;
+  if (next_checkpoint_ < checkpoints_.size()) {
+    const std::uint64_t before_next = checkpoints_[next_checkpoint_] - outcome_.calls - 1;
     lag = std::min(lag, before_next);
   }
   return static_cast<int>(lag);

@@ -605,6 +605,10 @@ def case_report(args, work):
     check(any("trace cap" in w for w in capped_doc["warnings"]), "the trace cap is not warned")
 
 
+# [adapt] first_checkpoint's default (selector/adapt.hpp): a shape's first agreement.
+FIRST_CHECKPOINT = 4
+
+
 def explore_config(work, agree_lag_s=1e-9, **extra):
     """A config that explores on every shape (threshold 0): every applicable runner-up
     (factor 1e6), two trial calls each, four for a runner-up whose gain is unclear. A
@@ -648,7 +652,10 @@ def case_adapt_skew(args, work):
     exploration stays within its bound, and the learned table is written; a second run started
     from it explores nothing."""
     logdir = work / "logs"
-    calls = explore_run(args, work, logdir, explore_config(work))
+    # Every call traced: a Scatter root's calls share their trace key with the other roots', and
+    # past traces_per_site a shape's first calls could be summarised while its trials are traced.
+    calls = explore_run(args, work, logdir, explore_config(work),
+                        COLLSEL_LOG_TRACES_PER_SITE="0")
     shapes = shapes_of(calls)
     explored = 0
     for key, seq in shapes.items():
@@ -660,18 +667,19 @@ def case_adapt_skew(args, work):
             last_trial = max(i for i, r in enumerate(seq) if r["rung"] == "explore")
             settled = {r["algorithm"] for r in seq[last_trial + 1:]}
             check(len(settled) <= 1, f"{key}: still switching after exploring: {settled}")
-    # The first agreement is at a shape's 8th call: past 15 ranks the Scatter roots, which rotate,
+    # The first agreement is at a shape's 4th call: past 15 ranks the Scatter roots, which rotate,
     # get fewer calls each.
-    checked = sum(len(seq) >= 8 for seq in shapes.values())
+    checked = sum(len(seq) >= FIRST_CHECKPOINT for seq in shapes.values())
     check(checked > 0 and explored == checked,
-          f"threshold 0 explored {explored} of the {checked} shapes called 8 times or more")
+          f"threshold 0 explored {explored} of the {checked} shapes called {FIRST_CHECKPOINT} "
+          "times or more")
     print(f"{explored} of {len(shapes)} shapes explored; chosen: "
           + ", ".join(sorted({seq[-1]['algorithm'] for seq in shapes.values()})))
     learned = list(logdir.glob("*/learned.toml"))
     check(len(learned) == 1, f"expected one learned.toml, found {learned}")
     text = learned[0].read_text()
     check(text.count("[[shape]]") == checked,
-          f"learned.toml has not every shape called 8 times or more:\n{text}")
+          f"learned.toml has not every shape called {FIRST_CHECKPOINT} times or more:\n{text}")
 
     calls2 = explore_run(args, work, work / "logs2", explore_config(work, learned=learned[0]))
     # Started from what was measured, the shapes hold their learned times unless the machine's
@@ -686,8 +694,8 @@ def case_adapt_lag(args, work):
     """The default lag: calls of microseconds defer the 64th call's agreement to after the 128th
     (the cap, 64 calls). With 100 calls per shape it is still in flight when the program frees
     the sub-communicator and when it calls MPI_Finalize, for world's Bcast and Alltoall, and
-    both settle it. The 8th call's agreement is immediate, so every shape called 8 times or more
-    explores from its 9th call. Every rank runs the same algorithm on every call; nothing
+    both settle it. The first checkpoint's agreement (the 4th call) is immediate, so every shape
+    called 4 times or more explores from its 5th call. Every rank runs the same algorithm on every call; nothing
     deadlocks or reports an error."""
     logdir = work / "logs"
     calls = explore_run(args, work, logdir, explore_config(work, agree_lag_s=0.25),
@@ -698,8 +706,9 @@ def case_adapt_lag(args, work):
     long_shapes = 0
     for key, seq in shapes.items():
         trials = [i for i, r in enumerate(seq) if r["rung"] == "explore"]
-        if len(seq) >= 8:
-            check(trials and trials[0] == 8, f"{key}: first trial call {trials[:1]}, expected 9th")
+        if len(seq) >= FIRST_CHECKPOINT:
+            check(trials and trials[0] == FIRST_CHECKPOINT,
+                  f"{key}: first trial call {trials[:1]}, expected the {FIRST_CHECKPOINT + 1}th")
         if len(seq) >= 99:  # a communicator other than world is served from its 2nd call
             long_shapes += 1
             last_trial = trials[-1] if trials else 0

@@ -3,6 +3,7 @@
 #include "selector/adapt.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,7 @@ AdaptSettings explore_settings() {
   s.trial_calls = 4;
   s.hysteresis = 0.10;
   s.abandon_factor = 2.0;
+  s.first_checkpoint = 8;  // the cases below count their calls from the 8th
   return s;
 }
 
@@ -61,6 +63,24 @@ TEST(ShapeMonitor, AgreesAtTheCheckpointsOnlyWhenTheModelHolds) {
   EXPECT_FALSE(m.outcome().explored);
   EXPECT_NEAR(m.outcome().measured_s[0], 1.1, 1e-12);  // a mean of 448 equal times
   EXPECT_EQ(m.outcome().calls, 600u);
+}
+
+// An earlier first checkpoint judges the model's choice sooner; the later ones stay.
+TEST(ShapeMonitor, TheFirstCheckpointIsConfigured) {
+  AdaptSettings s = explore_settings();
+  s.first_checkpoint = 4;  // the default
+  EXPECT_EQ(AdaptSettings{}.first_checkpoint, 4);
+  ShapeMonitor m(s, {1.0, 1.3, 1.5});
+  Driver d{m, std::vector<double>{3.0, 1.0, 3.0}};  // the model's choice departs at once
+  d.calls(4);
+  for (int c : d.ran) EXPECT_EQ(c, 0);
+  EXPECT_EQ(d.agreements, 1);
+  d.call();  // the 5th call is the first runner-up's first trial call
+  EXPECT_EQ(d.ran.back(), 1);
+  EXPECT_TRUE(m.outcome().explored);
+  EXPECT_EQ(adapt_checkpoints(s), (std::array<std::uint64_t, 3>{4, 64, 512}));
+  s.first_checkpoint = 100;  // clamped as the config clamps it: before the 64th call
+  EXPECT_EQ(adapt_checkpoints(s)[0], 63u);
 }
 
 TEST(ShapeMonitor, ExploresTheRunnersUpAndKeepsTheMeasuredBest) {

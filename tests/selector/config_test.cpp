@@ -99,6 +99,7 @@ TEST(Config, TheInstalledDefaultFileParsesCleanly) {
   EXPECT_EQ(a.significance, d.significance);
   EXPECT_EQ(a.max_trial_calls, d.max_trial_calls);
   EXPECT_EQ(a.abandon_factor, d.abandon_factor);
+  EXPECT_EQ(a.first_checkpoint, d.first_checkpoint);
   EXPECT_EQ(a.learned_path, d.learned_path);
   EXPECT_EQ(file.config.max_private_comms, defaults.max_private_comms);
   EXPECT_EQ(file.config.serve_from_call, defaults.serve_from_call);
@@ -154,6 +155,7 @@ abandon_factor = 4.0
 tie_margin = 0.3
 agree_lag_s = 1.5
 try_segments = false
+first_checkpoint = 12
 learned = "runs/learned.toml"
 )",
                                        "/etc/collsel/collsel.toml");
@@ -172,6 +174,7 @@ learned = "runs/learned.toml"
   EXPECT_EQ(a.agree_lag_s, 1.5);
   EXPECT_FALSE(a.try_segments);
   EXPECT_TRUE(AdaptSettings{}.try_segments);
+  EXPECT_EQ(a.first_checkpoint, 12);
   EXPECT_EQ(a.learned_path, "/etc/collsel/runs/learned.toml");
 }
 
@@ -194,6 +197,21 @@ TEST(Config, BadAdaptValuesKeepTheirDefaults) {
   EXPECT_TRUE(load.config.adapt.try_segments);
   EXPECT_EQ(load.config.adapt.mode, AdaptMode::monitor);
   EXPECT_EQ(load.config.adapt.agree_lag_s, AdaptSettings{}.agree_lag_s);
+}
+
+// The first checkpoint must come before the 64th call (the second), and late enough that the
+// window (the first call left out) has two calls for a standard error.
+TEST(Config, FirstCheckpointOutOfRangeKeepsTheDefault) {
+  for (const char* text : {"[adapt]\nfirst_checkpoint = 2\n", "[adapt]\nfirst_checkpoint = 64\n"}) {
+    const ConfigLoad load = parse_config(text, "c.toml");
+    const auto m = messages(load.diagnostics);
+    ASSERT_EQ(m.size(), 1u) << text;
+    EXPECT_NE(m[0].find("c.toml:2: first_checkpoint = "), std::string::npos) << m[0];
+    EXPECT_NE(m[0].find("is out of range; use 3 to 63; using 4"), std::string::npos) << m[0];
+    EXPECT_EQ(load.config.adapt.first_checkpoint, AdaptSettings{}.first_checkpoint);
+  }
+  EXPECT_EQ(parse_config("[adapt]\nfirst_checkpoint = 63\n", "c.toml").config.adapt
+                .first_checkpoint, 63);
 }
 
 TEST(Config, AdaptFromTheEnvironment) {
