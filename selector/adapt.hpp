@@ -83,11 +83,13 @@ struct AdaptSettings {
   // The call of a shape at which the model's choice is first judged (the later checkpoints are the
   // 64th and the 512th): every call before it runs the model's choice, right or wrong, so a wrong
   // model costs these calls before any exploration can start. 3 to 63 (the first call is left
-  // out of the measurement, so 3 is the fewest that still gives a standard error). 4 since the
-  // twentieth session (8 before): on the emulated cluster the All-to-All's 8 calls of the wrong
-  // choice were 3.5 % of its 200 calls' time, half the miss of the 5 % goal; the window's three
-  // calls give a wider standard error, which makes a departure harder to clear, not easier.
-  int first_checkpoint = 4;
+  // out of the measurement, so 3 is the fewest that still gives a standard error). Why not 4,
+  // tried as the default in the twentieth session: on the emulated cluster its three calls
+  // cleared a departure that the 8th call's seven did not, and the wrong model's Bcasts then paid
+  // 4 trial calls, +26 % and +14 % of the best fixed
+  // algorithm over 200 calls against -6 % and -2 %; the All-to-All it was for gained nothing
+  // measurable (+11.8 % and +7.3 %, against +7.6 % and +9.6 %; docs/BENCHMARKS.md).
+  int first_checkpoint = 8;
   // A learned table to start from (empty: none), written by an earlier run's finalize.
   std::string learned_path;
 };
@@ -101,7 +103,7 @@ std::vector<std::uint64_t> segment_variants(std::uint64_t bytes, std::uint64_t s
 // The longest a checkpoint's agreement is held back, in calls of the shape.
 inline constexpr int kMaxAgreeLagCalls = 64;
 
-// Calls of a shape after which the monitor agrees on a measurement: first_checkpoint (the 4th call
+// Calls of a shape after which the monitor agrees on a measurement: first_checkpoint (the 8th call
 // by default), then the 64th and the 512th.
 inline constexpr std::array<std::uint64_t, 2> kLaterAdaptCheckpoints = {64, 512};
 std::array<std::uint64_t, 3> adapt_checkpoints(const AdaptSettings& settings);

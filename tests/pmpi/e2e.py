@@ -606,7 +606,7 @@ def case_report(args, work):
 
 
 # [adapt] first_checkpoint's default (selector/adapt.hpp): a shape's first agreement.
-FIRST_CHECKPOINT = 4
+FIRST_CHECKPOINT = 8
 
 
 def explore_config(work, agree_lag_s=1e-9, **extra):
@@ -667,7 +667,7 @@ def case_adapt_skew(args, work):
             last_trial = max(i for i, r in enumerate(seq) if r["rung"] == "explore")
             settled = {r["algorithm"] for r in seq[last_trial + 1:]}
             check(len(settled) <= 1, f"{key}: still switching after exploring: {settled}")
-    # The first agreement is at a shape's 4th call: past 15 ranks the Scatter roots, which rotate,
+    # The first agreement is at a shape's 8th call: past 15 ranks the Scatter roots, which rotate,
     # get fewer calls each.
     checked = sum(len(seq) >= FIRST_CHECKPOINT for seq in shapes.values())
     check(checked > 0 and explored == checked,
@@ -694,8 +694,8 @@ def case_adapt_lag(args, work):
     """The default lag: calls of microseconds defer the 64th call's agreement to after the 128th
     (the cap, 64 calls). With 100 calls per shape it is still in flight when the program frees
     the sub-communicator and when it calls MPI_Finalize, for world's Bcast and Alltoall, and
-    both settle it. The first checkpoint's agreement (the 4th call) is immediate, so every shape
-    called 4 times or more explores from its 5th call. Every rank runs the same algorithm on every call; nothing
+    both settle it. The first checkpoint's agreement (the 8th call) is immediate, so every shape
+    called 8 times or more explores from its 9th call. Every rank runs the same algorithm on every call; nothing
     deadlocks or reports an error."""
     logdir = work / "logs"
     calls = explore_run(args, work, logdir, explore_config(work, agree_lag_s=0.25),

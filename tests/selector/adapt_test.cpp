@@ -28,7 +28,7 @@ AdaptSettings explore_settings() {
   s.trial_calls = 4;
   s.hysteresis = 0.10;
   s.abandon_factor = 2.0;
-  s.first_checkpoint = 8;  // the cases below count their calls from the 8th
+  s.first_checkpoint = 8;  // the default: the cases below count their calls from the 8th
   return s;
 }
 
@@ -68,8 +68,8 @@ TEST(ShapeMonitor, AgreesAtTheCheckpointsOnlyWhenTheModelHolds) {
 // An earlier first checkpoint judges the model's choice sooner; the later ones stay.
 TEST(ShapeMonitor, TheFirstCheckpointIsConfigured) {
   AdaptSettings s = explore_settings();
-  s.first_checkpoint = 4;  // the default
-  EXPECT_EQ(AdaptSettings{}.first_checkpoint, 4);
+  s.first_checkpoint = 4;
+  EXPECT_EQ(AdaptSettings{}.first_checkpoint, 8);
   ShapeMonitor m(s, {1.0, 1.3, 1.5});
   Driver d{m, std::vector<double>{3.0, 1.0, 3.0}};  // the model's choice departs at once
   d.calls(4);

@@ -207,7 +207,7 @@ TEST(Config, FirstCheckpointOutOfRangeKeepsTheDefault) {
     const auto m = messages(load.diagnostics);
     ASSERT_EQ(m.size(), 1u) << text;
     EXPECT_NE(m[0].find("c.toml:2: first_checkpoint = "), std::string::npos) << m[0];
-    EXPECT_NE(m[0].find("is out of range; use 3 to 63; using 4"), std::string::npos) << m[0];
+    EXPECT_NE(m[0].find("is out of range; use 3 to 63; using 8"), std::string::npos) << m[0];
     EXPECT_EQ(load.config.adapt.first_checkpoint, AdaptSettings{}.first_checkpoint);
   }
   EXPECT_EQ(parse_config("[adapt]\nfirst_checkpoint = 63\n", "c.toml").config.adapt
