@@ -86,9 +86,9 @@ struct AdaptSettings {
   // out of the measurement, so 3 is the fewest that still gives a standard error). Why not 4,
   // tried as the default in the twentieth session: on the emulated cluster its three calls
   // cleared a departure that the 8th call's seven did not, and the wrong model's Bcasts then paid
-  // 4 trial calls, +26 % and +14 % of the best fixed
-  // algorithm over 200 calls against -6 % and -2 %; the All-to-All it was for gained nothing
-  // measurable (+11.8 % and +7.3 %, against +7.6 % and +9.6 %; docs/BENCHMARKS.md).
+  // 4 trial calls, +26 % and +14 % of the best fixed algorithm over 200 calls against -6 % and
+  // -2 %; the All-to-All it was for gained nothing measurable (+11.8 % and +7.3 %, against
+  // +7.6 % and +9.6 %; docs/BENCHMARKS.md).
   int first_checkpoint = 8;
   // A learned table to start from (empty: none), written by an earlier run's finalize.
   std::string learned_path;
