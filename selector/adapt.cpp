@@ -52,9 +52,9 @@ std::vector<int> adapt_ranking(const Decision& d, const AdaptSettings& settings)
 }
 
 std::array<std::uint64_t, 3> adapt_checkpoints(const AdaptSettings& settings) {
-  // Clamped as the config reads it: before the 64th call, and late enough for a standard error.
+  // Clamped as the config bounds it, for settings made in code (tests, tools).
   const auto first = static_cast<std::uint64_t>(
-      std::clamp(settings.first_checkpoint, 3, static_cast<int>(kLaterAdaptCheckpoints[0]) - 1));
+      std::clamp(settings.first_checkpoint, kMinFirstCheckpoint, kMaxFirstCheckpoint));
   return {first, kLaterAdaptCheckpoints[0], kLaterAdaptCheckpoints[1]};
 }
 

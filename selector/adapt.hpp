@@ -106,6 +106,10 @@ inline constexpr int kMaxAgreeLagCalls = 64;
 // Calls of a shape after which the monitor agrees on a measurement: first_checkpoint (the 8th call
 // by default), then the 64th and the 512th.
 inline constexpr std::array<std::uint64_t, 2> kLaterAdaptCheckpoints = {64, 512};
+// first_checkpoint's bounds, for the config and the monitor alike: late enough that its window
+// (the first call left out) has two calls for a standard error, and before the 64th call.
+inline constexpr int kMinFirstCheckpoint = 3;
+inline constexpr int kMaxFirstCheckpoint = static_cast<int>(kLaterAdaptCheckpoints[0]) - 1;
 std::array<std::uint64_t, 3> adapt_checkpoints(const AdaptSettings& settings);
 
 // The algorithms a shape's monitor may run, as indices into decide()'s table: the winner first,

@@ -280,8 +280,8 @@ void read_adapt(Reader& r, const toml::table& root, Config& c) {
   read_bounded(r, *t, "[adapt]", "max_candidates", 0, 16, a.max_candidates);
   read_bounded(r, *t, "[adapt]", "trial_calls", 1, 100, a.trial_calls);
   read_bounded(r, *t, "[adapt]", "max_trial_calls", 1, 1000, a.max_trial_calls);
-  read_bounded(r, *t, "[adapt]", "first_checkpoint", 3,
-               static_cast<std::int64_t>(kLaterAdaptCheckpoints[0]) - 1, a.first_checkpoint);
+  read_bounded(r, *t, "[adapt]", "first_checkpoint", kMinFirstCheckpoint, kMaxFirstCheckpoint,
+               a.first_checkpoint);
   // Below trial_calls it would cut the trial short: the monitor takes the larger of the two.
   read(r, *t, "[adapt]", "try_segments", a.try_segments);
   std::string learned;

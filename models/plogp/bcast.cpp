@@ -202,16 +202,15 @@ double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
   return scatter_binomial(p, P, c) + (P - 1) * (p.gap_s(c) + p.latency_s);
 }
 
-// A vrank of level l at offset o = v - (2^l - 1) is reached through
-// one edge per bit of o below l: bit j set, a second child on level j + 1 (selector/schedule/
-// tree.cpp: a node's children keep its offset, or add 2^l). Levels 0 to D - 1, D = floor(log2 P),
-// are full, so every first child there has its sibling and every path exists; the last level
-// holds offsets [0, n), n = P - 2^D + 1, its first children (bit D - 1 clear) with a sibling when
-// o + 2^(D-1) < n. So the latest arrival is the most (or the fewest, when a first child costs
-// more) second-child edges over a range of offsets: O(log P), where walking the P vranks cost
-// ~200 model evaluations x P per decision (1 ms at P = 1024; docs/BENCHMARKS.md, "At scale").
-double level_binary_last_arrival(int P, double first_shared, double first_alone,
-                                 double second) {
+// A vrank of level l at offset o = v - (2^l - 1) is reached through one edge per bit of o below
+// l: bit j set, a second child on level j + 1 (selector/schedule/tree.cpp: a node's children keep
+// its offset, or add 2^l). Levels 0 to D - 1, D = floor(log2 P), are full, so every first child
+// there has its sibling and every path exists; the last level holds offsets [0, n),
+// n = P - 2^D + 1, its first children (bit D - 1 clear) with a sibling when o + 2^(D-1) < n.
+// So the latest arrival is the most (or the fewest, when a first child costs more) second-child
+// edges over a range of offsets: O(log P), where walking the P vranks cost ~200 model
+// evaluations x P per decision (1 ms at P = 1024; docs/BENCHMARKS.md, "At scale").
+double level_binary_last_arrival(int P, double first_shared, double first_alone, double second) {
   const int D = floor_log2(static_cast<std::uint64_t>(P));
   if (D == 0) return 0.0;
   const std::uint64_t h = std::uint64_t{1} << (D - 1);
@@ -240,10 +239,11 @@ double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t
   // reaches a first child g_p(s) + L_p(s) after its parent had it and a second child one g_p(s)
   // later (level_binary_last_arrival). The tree is floor(log2 P) deep, but its deepest vranks
   // are first children, so charging 2 g_p(s) + L_p(s) per level predicted P = 16 on the fat
-  // trees 22-27 % long (docs/BENCHMARKS.md, "The split binary tree"). A first child whose sibling's message
-  // shares the link waits for it too (sigma, as bcast_binomial's shared fan-out). Later segments
-  // follow at the spacing of bcast_binomial_segmented with d = 2 children. Phase two is one swap
-  // of a half with a twin, its receive posted with its send as both reach it (the stream pair).
+  // trees 22-27 % long (docs/BENCHMARKS.md, "The split binary tree"). A first child whose
+  // sibling's message shares the link waits for it too (sigma, as bcast_binomial's shared
+  // fan-out). Later segments follow at the spacing of bcast_binomial_segmented with d = 2
+  // children. Phase two is one swap of a half with a twin, its receive posted with its send as
+  // both reach it (the stream pair).
   // P even adds the root's send of the second half to the last vrank, which runs while the trees
   // still pipeline: not on the critical path.
   const std::uint64_t half = ceil_div(m, 2);
