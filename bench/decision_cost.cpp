@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     decided->ranking.push_back({collsel::winner_row(s.coll, d), d.params(), d.rung,
                                 d.predicted_s(), d.simulated(), d.algorithm()});
     memo.keep(s, decided);
-    ctx.remember(s, {std::move(decided), std::nullopt, nullptr});
+    ctx.remember(s, {std::move(decided), std::nullopt, nullptr, std::nullopt});
   }
   volatile const void* sink = nullptr;
   const double hit = median_ns_per_op(iterations, [&](int i) { sink = ctx.cached(shapes[i % 4]); });
@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
   // memo's lookup (under its lock) and the communicator's own cache entry.
   const double memo_hit = median_ns_per_op(iterations / 10, [&](int i) {
     auto fresh = std::make_unique<collsel::pmpi::CommContext>(0, 1);
-    sink = &fresh->remember(shapes[i % 4], {memo.find(shapes[i % 4]), std::nullopt, nullptr});
+    sink = &fresh->remember(shapes[i % 4],
+                            {memo.find(shapes[i % 4]), std::nullopt, nullptr, std::nullopt});
   });
   const double miss = median_ns_per_op(iterations / 100, [&](int i) {
     sink = collsel::decide(shapes[i % 4], models, policy).table.data();

@@ -7,6 +7,14 @@
 #include "selector/calls.hpp"
 
 namespace collsel::pmpi {
+namespace {
+
+AgreeValues to_values(const AdaptSample& s) { return {s.mean_s, s.rel_se, s.gap_s}; }
+AdaptSample from_values(const AgreeValues& v) {
+  return {.mean_s = v[0], .rel_se = v[1], .gap_s = v[2]};
+}
+
+}  // namespace
 
 // Up to kAllExchangeRanks ranks, every rank sends its sample to every other (P - 1 messages of 16
 // bytes each way, one round): on the emulated cluster each hop of the tree below waits for a 4-16
@@ -23,16 +31,17 @@ namespace collsel::pmpi {
 void CommContext::post_exchange(DeferredAgreement& d, const AdaptSample& local) const {
   const MPI_Comm comm = this->comm();
   const int tag = tag_base() + kTagAgree;
-  d.mine = {local.mean_s, local.rel_se};
+  d.mine = to_values(local);
   d.n_requests = 0;
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
-    PMPI_Irecv(d.others[static_cast<std::size_t>(peer)].data(), 2, MPI_DOUBLE, peer, tag, comm,
+    PMPI_Irecv(d.others[static_cast<std::size_t>(peer)].data(), kAgreeFields, MPI_DOUBLE, peer,
+               tag, comm,
                &d.requests[static_cast<std::size_t>(d.n_requests++)]);
   }
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
-    PMPI_Isend(d.mine.data(), 2, MPI_DOUBLE, peer, tag, comm,
+    PMPI_Isend(d.mine.data(), kAgreeFields, MPI_DOUBLE, peer, tag, comm,
                &d.requests[static_cast<std::size_t>(d.n_requests++)]);
   }
 }
@@ -40,14 +49,14 @@ void CommContext::post_exchange(DeferredAgreement& d, const AdaptSample& local) 
 AdaptSample CommContext::finish_exchange(DeferredAgreement& d) const {
   PMPI_Waitall(d.n_requests, d.requests.data(), MPI_STATUSES_IGNORE);
   // MAX is exact and commutative: every rank takes the maximum of the same P samples.
-  std::array<double, 2> result = d.mine;
+  AgreeValues result = d.mine;
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
     for (std::size_t i = 0; i < result.size(); ++i) {
       result[i] = std::max(result[i], d.others[static_cast<std::size_t>(peer)][i]);
     }
   }
-  return {result[0], result[1]};
+  return from_values(result);
 }
 
 bool CommContext::start_deferred(ShapeState& state, const AdaptSample& local) const {
@@ -77,29 +86,33 @@ AdaptSample CommContext::agree_max(const AdaptSample& local) const {
   }
   const MPI_Comm comm = this->comm();
   const int tag = tag_base() + kTagAgree;
-  std::array<double, 2> value{local.mean_s, local.rel_se};
-  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages of 16 bytes on
+  AgreeValues value = to_values(local);
+  // Binomial reduce to rank 0, then binomial broadcast back: 2 log2(P) messages of 24 bytes on
   // the critical path, reached only at the monitor's few agreement points.
   int mask = 1;
   for (; mask < size_; mask <<= 1) {
     if ((rank_ & mask) != 0) {
-      PMPI_Send(value.data(), 2, MPI_DOUBLE, rank_ - mask, tag, comm);
+      PMPI_Send(value.data(), kAgreeFields, MPI_DOUBLE, rank_ - mask, tag, comm);
       break;
     }
     if (rank_ + mask < size_) {
-      std::array<double, 2> other{};
-      PMPI_Recv(other.data(), 2, MPI_DOUBLE, rank_ + mask, tag, comm, MPI_STATUS_IGNORE);
+      AgreeValues other{};
+      PMPI_Recv(other.data(), kAgreeFields, MPI_DOUBLE, rank_ + mask, tag, comm,
+                MPI_STATUS_IGNORE);
       for (std::size_t i = 0; i < value.size(); ++i) value[i] = std::max(value[i], other[i]);
     }
   }
   // Rank r received from r - mask (its lowest set bit) and now forwards to r + mask/2, ....
   if (rank_ != 0) {
-    PMPI_Recv(value.data(), 2, MPI_DOUBLE, rank_ - mask, tag, comm, MPI_STATUS_IGNORE);
+    PMPI_Recv(value.data(), kAgreeFields, MPI_DOUBLE, rank_ - mask, tag, comm,
+              MPI_STATUS_IGNORE);
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (rank_ + mask < size_) PMPI_Send(value.data(), 2, MPI_DOUBLE, rank_ + mask, tag, comm);
+    if (rank_ + mask < size_) {
+      PMPI_Send(value.data(), kAgreeFields, MPI_DOUBLE, rank_ + mask, tag, comm);
+    }
   }
-  return {value[0], value[1]};
+  return from_values(value);
 }
 
 ShapeState* CommContext::cached(const CallShape& shape) noexcept {

@@ -34,10 +34,14 @@ inline constexpr int kAllExchangeRanks = 16;
 // The buffers and requests of one all-exchange round of an agreement: on the stack for an
 // immediate one (CommContext::agree_max), on the heap for one started without waiting
 // (ShapeState::deferred, ShapeMonitor::defer), so that they stay put while MPI fills them.
+// AdaptSample's fields, in the order they travel.
+inline constexpr std::size_t kAgreeFields = 3;
+using AgreeValues = std::array<double, kAgreeFields>;
+
 struct DeferredAgreement {
   bool active = false;
-  std::array<double, 2> mine{};
-  std::array<std::array<double, 2>, kAllExchangeRanks> others{};
+  AgreeValues mine{};
+  std::array<AgreeValues, kAllExchangeRanks> others{};
   std::array<MPI_Request, 2 * kAllExchangeRanks> requests{};
   int n_requests = 0;
 };
@@ -55,6 +59,8 @@ struct ShapeState {
   // with the decision, whose failure on any rank every rank agrees on: starting one then needs no
   // allocation that could fail on one rank and leave the others waiting for its messages.
   std::unique_ptr<DeferredAgreement> deferred;
+  // When the shape's latest call ended on this rank (PMPI_Wtime), for the monitor's gap.
+  std::optional<double> last_end_s;
 
   // What the coming call runs, with its rung (measured or explore when the monitor moved off the
   // model's choice).

@@ -51,6 +51,7 @@ struct Decided {
   // not monitored) and where it starts (a learned choice and its measured time), if anywhere.
   std::vector<double> monitor_predicted_s;
   std::vector<int> monitor_variant_of;  // per ranking entry: AdaptPlan::variant_of()
+  std::vector<double> monitor_interval_s;  // per ranking entry: AdaptPlan::interval_s()
   std::optional<std::pair<int, double>> monitor_start;
 };
 

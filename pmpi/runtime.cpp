@@ -341,7 +341,8 @@ struct Runtime::Impl {
     }
     if (!st.decided->monitor_predicted_s.empty()) {
       st.monitor.emplace(boot.config.adapt, st.decided->monitor_predicted_s,
-                         st.decided->monitor_start, st.decided->monitor_variant_of);
+                         st.decided->monitor_start, st.decided->monitor_variant_of,
+                         st.decided->monitor_interval_s);
       if (ctx.size() <= kAllExchangeRanks && boot.config.adapt.agree_lag_s > 0.0) {
         st.deferred = std::make_unique<DeferredAgreement>();
       }
@@ -426,6 +427,7 @@ struct Runtime::Impl {
     }
     st.monitor_predicted_s = plan.predicted_s();
     st.monitor_variant_of = plan.variant_of();
+    st.monitor_interval_s = plan.interval_s();
     st.monitor_start = plan.start;
   }
 
@@ -510,7 +512,10 @@ struct Runtime::Impl {
       // same call on every rank, so that no rank waits for the slowest here.
       if (state && state->monitor) {
         ShapeMonitor& monitor = *state->monitor;
-        if (monitor.record(end - run_start)) {
+        // The time since this shape's previous call ended: whether its calls are back to back.
+        const double gap = state->last_end_s ? run_start - *state->last_end_s : -1.0;
+        state->last_end_s = end;
+        if (monitor.record(end - run_start, gap)) {
           const AdaptSample mine = monitor.local_value();
           const int lag = monitor.agree_lag();
           if (lag > 0 && ctx.start_deferred(*state, mine)) {

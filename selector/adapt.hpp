@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,6 +125,8 @@ struct RankedEntry {
   int table_index = -1;  // into decide()'s table (registry order)
   CostEntry cost;        // its prediction and parameters; a segment variant's at its own segment
   int variant_of = -1;   // a segment variant: the ranking index of the entry whose segment it moves
+  // Its repetition interval (predict_interval()) in explore mode; NaN when unknown.
+  double interval_s = std::numeric_limits<double>::quiet_NaN();
   bool moved_segment = false;  // runs another segment than the model's (a variant, or learned)
   // Its name in the learned table: the algorithm, with a variant's segment (learned.hpp).
   [[nodiscard]] std::string label() const;
@@ -137,9 +140,11 @@ struct AdaptPlan {
 
   [[nodiscard]] std::vector<double> predicted_s() const;
   [[nodiscard]] std::vector<int> variant_of() const;
+  [[nodiscard]] std::vector<double> interval_s() const;
 };
 
-// adapt_ranking()'s entries; in explore mode with try_segments, each segmented one's
+// adapt_ranking()'s entries, in explore mode with their repetition intervals; with try_segments,
+// each segmented one's
 // segment_variants() predicted by predict_at_segment() (unless the user fixed the segment); and
 // where `learned` (this shape's learned entry, if any) chose an applicable entry, that entry as
 // the start (appended when the ranking lacks it). Pure: equal inputs give equal plans on every
@@ -149,12 +154,19 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
                      const models::contention::Placement* placement,
                      const LearnedShape* learned);
 
-// What the ranks agree on at a checkpoint: each rank's mean per call over its window and that
-// mean's relative standard error (0 below two samples), each reduced with MAX.
+// What the ranks agree on at a checkpoint: each rank's mean per call over its window, that mean's
+// relative standard error (0 below two samples), and the mean time between one call's end and
+// the next call's start (-1: unknown), each reduced with MAX.
 struct AdaptSample {
   double mean_s = 0.0;
   double rel_se = 0.0;
+  double gap_s = -1.0;
 };
+
+// A shape's calls are back to back when the agreed time between them (the slowest rank's) is at
+// most this fraction of the agreed time of a call: the program does little else between them, so
+// a pipelined algorithm's calls can overlap (docs/ADAPT.md, "Back-to-back calls").
+inline constexpr double kBackToBackGapFraction = 0.25;
 
 // What the monitor wants for the coming call.
 struct AdaptStep {
@@ -180,15 +192,20 @@ class ShapeMonitor {
   // the model's choice against its prediction.
   // `variant_of` (empty: none) marks the segment variants (AdaptPlan::variant_of()): they are
   // tried only after the other runners-up, and only those of the entry then kept.
+  // `interval_s` (empty or NaN: unknown) are the entries' repetition intervals
+  // (AdaptPlan::interval_s()): when the first checkpoint finds the calls back to back, a
+  // runner-up whose interval is shorter than the incumbent's by more than the hysteresis is
+  // tried like a tie.
   ShapeMonitor(const AdaptSettings& settings, std::vector<double> predicted_s,
                std::optional<std::pair<int, double>> start = std::nullopt,
-               std::vector<int> variant_of = {});
+               std::vector<int> variant_of = {}, std::vector<double> interval_s = {});
 
   [[nodiscard]] AdaptStep step() const { return {current_, phase_ == Phase::exploring}; }
-  // After the call: its local duration. True when every rank must now reduce local_value() with
-  // MAX (each field) and hand the result to agree(): before the next call of this shape, or,
-  // after defer(), once apply_due() says so.
-  bool record(double local_s);
+  // After the call: its local duration, and the local time since the end of the shape's previous
+  // call (negative: none). True when every rank must now reduce local_value() with MAX (each
+  // field) and hand the result to agree(): before the next call of this shape, or, after
+  // defer(), once apply_due() says so.
+  bool record(double local_s, double gap_s = -1.0);
   [[nodiscard]] AdaptSample local_value() const;
   void agree(const AdaptSample& max_over_ranks);
   // How many calls of the shape after this one the agreement just asked for may be applied (0:
@@ -206,7 +223,7 @@ class ShapeMonitor {
  private:
   enum class Phase { monitoring, exploring, settled };
   void reset_window();
-  void add_to_window(double local_s);
+  void add_to_window(double local_s, double gap_s);
   // Tries the runners-up: every one, or (ties_only) those within tie_margin of the incumbent.
   void begin_exploring(bool ties_only);
   void next_candidate();
@@ -222,8 +239,12 @@ class ShapeMonitor {
   [[nodiscard]] double best_known_s() const;
   // Ranking entry i is a segment variant (of `of`, or of any entry when of < 0).
   [[nodiscard]] bool is_variant(int i, int of = -1) const;
-  // Ranking entry i is predicted within tie_margin of the incumbent (never a variant).
+  // Ranking entry i (never a variant) is predicted within tie_margin of the incumbent
+  // (is_predicted_tie), or, in a loop of back-to-back calls, to repeat faster than it by more
+  // than the hysteresis (is_loop_tie).
   [[nodiscard]] bool is_tie(int i) const;
+  [[nodiscard]] bool is_predicted_tie(int i) const;
+  [[nodiscard]] bool is_loop_tie(int i) const;
   [[nodiscard]] bool has_ties() const;
   // The runner-up (not a variant, not the incumbent) with segment variants that measured
   // fastest, and within tie_margin of the incumbent's measured time; -1 when none.
@@ -232,6 +253,8 @@ class ShapeMonitor {
   AdaptSettings settings_;
   std::vector<double> predicted_;
   std::vector<int> variant_of_;
+  std::vector<double> interval_;
+  bool back_to_back_ = false;  // the last agreement found the calls back to back
   // The segment variants (the kept entry's, and its closest segmented runner-up's) had their
   // trials.
   bool segments_tried_ = false;
@@ -247,9 +270,15 @@ class ShapeMonitor {
   double window_sum_ = 0.0;
   double window_sum_sq_ = 0.0;
   std::uint64_t window_calls_ = 0;
+  double window_gap_sum_ = 0.0;  // over the window's calls whose gap is known
+  std::uint64_t window_gaps_ = 0;
   bool skip_next_ = true;
   int trial_call_ = 0;
   int trial_limit_ = 0;  // the current runner-up's trial length: trial_calls, doubled while unclear
+  // The current runner-up is tried for its repetition interval alone (is_loop_tie, not
+  // is_predicted_tie): its second call, which refills the loop's overlap, is not timed either, and
+  // its trial is one call longer.
+  bool refill_call_ = false;
   std::vector<int> to_try_;  // ranking indices still to try while exploring
   // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
   // significance), or at max_trial_calls by more than the hysteresis.

@@ -78,14 +78,17 @@ std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment) {
   return segment == 0 || segment >= bytes ? 1 : (bytes + segment - 1) / segment;
 }
 
-// The simulated time of `algorithm`'s schedule with `params`, or nothing when it cannot be
-// simulated (no schedule, too long, rejected by the solver). `too_long`, when given, is set when
-// the schedule had more than kMaxSimulatedMessages messages. Every reason depends on
-// rank-invariant inputs only.
-std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallShape& shape,
-                                     const AlgoParams& params, const Simulation& sim,
-                                     bool* too_long = nullptr) {
+// `algorithm`'s schedule with `params`, or nothing when it has none or it would be longer than
+// `cap` messages (`too_long`, when given, is then set). Depends on rank-invariant inputs only.
+std::optional<contention::Schedule> bounded_schedule(const AlgorithmView& algorithm,
+                                                     const CallShape& shape,
+                                                     const AlgoParams& params, std::size_t cap,
+                                                     bool* too_long = nullptr) {
   if (algorithm.schedule == nullptr) return std::nullopt;
+  const auto refuse = [&] {
+    if (too_long != nullptr) *too_long = true;
+    return std::nullopt;
+  };
   // Every collective sends at least P - 1 messages, and an All-to-All at least P ceil(log2 P)
   // (Bruck's, the fewest of any schedule): skip building hopeless schedules. At P = 1024 building
   // the All-to-All schedules only to find them too long cost 0.2 s (docs/BENCHMARKS.md, "At
@@ -94,31 +97,35 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
   std::size_t rounds = 0;
   while ((std::size_t{1} << rounds) < P) ++rounds;
   const std::size_t fewest = shape.coll == Collective::alltoall ? P * rounds : P - 1;
-  if (fewest > kMaxSimulatedMessages) {
-    if (too_long != nullptr) *too_long = true;
-    return std::nullopt;
-  }
+  if (fewest > cap) return refuse();
   // An algorithm that counts its messages: scatter_allgather's (P-1)^2 at P = 1024 were a
   // million messages built only to be discarded (docs/BENCHMARKS.md, "At scale").
   if (algorithm.schedule_size != nullptr &&
-      algorithm.schedule_size(shape, params) > kMaxSimulatedMessages) {
-    if (too_long != nullptr) *too_long = true;
-    return std::nullopt;
+      algorithm.schedule_size(shape, params) > cap) {
+    return refuse();
   }
   // A segmented algorithm sends every segment at least once: skip building schedules of more
   // segments than the cap (a tiny user-fixed segment of a large message would take gigabytes).
-  if (algorithm.segmented &&
-      segment_count(shape.bytes, params.segment_bytes) > kMaxSimulatedMessages) {
-    if (too_long != nullptr) *too_long = true;
-    return std::nullopt;
+  if (algorithm.segmented && segment_count(shape.bytes, params.segment_bytes) > cap) {
+    return refuse();
   }
+  contention::Schedule schedule = algorithm.schedule(shape, params);
+  if (schedule.messages.size() > cap) return refuse();
+  return schedule;
+}
+
+// The simulated time of `algorithm`'s schedule with `params`, or nothing when it cannot be
+// simulated (no schedule, too long, rejected by the solver). `too_long`, when given, is set when
+// the schedule had more than kMaxSimulatedMessages messages. Every reason depends on
+// rank-invariant inputs only.
+std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallShape& shape,
+                                     const AlgoParams& params, const Simulation& sim,
+                                     bool* too_long = nullptr) {
   try {
-    const contention::Schedule schedule = algorithm.schedule(shape, params);
-    if (schedule.messages.size() > kMaxSimulatedMessages) {
-      if (too_long != nullptr) *too_long = true;
-      return std::nullopt;
-    }
-    return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp, sim.intra)
+    const std::optional<contention::Schedule> schedule =
+        bounded_schedule(algorithm, shape, params, kMaxSimulatedMessages, too_long);
+    if (!schedule) return std::nullopt;
+    return contention::simulate(*schedule, sim.placement(), *sim.params, *sim.plogp, sim.intra)
         .completion_s;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -345,6 +352,31 @@ CostEntry predict_at_segment(const CallShape& shape, int table_index, const Mode
   fixed.segment_bytes = segment_bytes;
   const models::ModelFile* model = models.in_use();
   return cost_table(shape, all.subspan(at, 1), model, fixed, placement).front();
+}
+
+std::optional<double> predict_interval(const CallShape& shape, int table_index,
+                                       const AlgoParams& params, const ModelSet& models,
+                                       const models::contention::Placement* placement) {
+  const std::span<const AlgorithmView> all = catalog(shape.coll);
+  const models::ModelFile* model = models.in_use();
+  if (model == nullptr || table_index < 0 || static_cast<std::size_t>(table_index) >= all.size()) {
+    return std::nullopt;
+  }
+  try {
+    const std::optional<contention::Schedule> schedule =
+        bounded_schedule(all[static_cast<std::size_t>(table_index)], shape, params,
+                         kMaxIntervalMessages);
+    if (!schedule) return std::nullopt;
+    const models::plogp::Params* intra = model->intra_node ? &*model->intra_node : nullptr;
+    const contention::Placement* placed =
+        placement != nullptr &&
+                placement->node_of_rank.size() >= static_cast<std::size_t>(shape.comm_size)
+            ? placement
+            : nullptr;
+    return contention::busiest_rank_s(*schedule, model->plogp, placed, intra);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace collsel

@@ -115,4 +115,18 @@ CostEntry predict_at_segment(const CallShape& shape, int table_index, const Mode
                              const Policy& policy, std::uint64_t segment_bytes,
                              const models::contention::Placement* placement = nullptr);
 
+// Schedules with more messages than this have no repetition interval (predict_interval()). Adding
+// up a schedule's gaps costs far less than simulating it, so the cap is 16x the simulation's: a
+// chain of 16 ranks cuts 1 MiB into 512-byte segments within it.
+inline constexpr std::size_t kMaxIntervalMessages = 16 * kMaxSimulatedMessages;
+
+// The repetition interval of `table_index`'s schedule at `params` under the model in use
+// (models::contention::busiest_rank_s: its busiest rank's sends or receives, one gap each): how
+// far apart its calls follow one another in a loop of back-to-back calls, where a pipeline's calls
+// overlap. Nothing when the algorithm has no schedule, its schedule is longer than
+// kMaxIntervalMessages, or no model is in use. Equal inputs give equal results on every rank.
+std::optional<double> predict_interval(const CallShape& shape, int table_index,
+                                       const AlgoParams& params, const ModelSet& models,
+                                       const models::contention::Placement* placement = nullptr);
+
 }  // namespace collsel

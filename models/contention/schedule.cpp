@@ -156,6 +156,37 @@ Placement placement_from_names(const std::vector<std::string>& processor_names) 
   return p;
 }
 
+double message_gap_s(const Message& msg, const plogp::Params& pair) {
+  if (msg.pipelined) {
+    return msg.forwarded ? pair.forwarding_gap_s(msg.bytes) : pair.pipeline_gap_s(msg.bytes);
+  }
+  return msg.unposted ? pair.gap_s(msg.bytes) : pair.posted_gap_s(msg.bytes);
+}
+
+double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
+                      const Placement* placement, const plogp::Params* intra) {
+  const auto ranks = static_cast<std::size_t>(std::max(schedule.ranks, 0));
+  std::vector<double> sent(ranks, 0.0);
+  std::vector<double> received(ranks, 0.0);
+  const bool placed = placement != nullptr && placement->node_of_rank.size() >= ranks &&
+                      intra != nullptr && !intra->table.empty();
+  for (const Message& msg : schedule.messages) {
+    if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= ranks ||
+        static_cast<std::size_t>(msg.dst) >= ranks) {
+      throw std::invalid_argument(fmt::format("a message goes from rank {} to rank {}, outside "
+                                              "0..{}", msg.src, msg.dst, schedule.ranks - 1));
+    }
+    const bool local = placed && placement->node_of_rank[static_cast<std::size_t>(msg.src)] ==
+                                     placement->node_of_rank[static_cast<std::size_t>(msg.dst)];
+    const double gap = message_gap_s(msg, local ? *intra : plogp);
+    sent[static_cast<std::size_t>(msg.src)] += gap;
+    received[static_cast<std::size_t>(msg.dst)] += gap;
+  }
+  double busiest = 0.0;
+  for (std::size_t r = 0; r < ranks; ++r) busiest = std::max({busiest, sent[r], received[r]});
+  return busiest;
+}
+
 SimulationResult simulate(const Schedule& schedule, const Placement& placement,
                           const Params& contention, const plogp::Params& plogp,
                           const plogp::Params* intra) {
@@ -203,10 +234,7 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     const plogp::Params& pair = local ? *intra : plogp;
     cpu_s[static_cast<std::size_t>(msg.src)] += pair.send_cpu_s(msg.bytes);
     cpu_s[static_cast<std::size_t>(msg.dst)] += pair.recv_cpu_s(msg.bytes);
-    const double gap = msg.pipelined ? (msg.forwarded ? pair.forwarding_gap_s(msg.bytes)
-                                                      : pair.pipeline_gap_s(msg.bytes))
-                       : msg.unposted ? pair.gap_s(msg.bytes)
-                                      : pair.posted_gap_s(msg.bytes);
+    const double gap = message_gap_s(msg, pair);
     // On the network, the link carries what g(m) has beyond the sender's own cost o_s(m), if that
     // is more than alpha m: a message size that moves slower than the network's bandwidth (on
     // SMPI's fast-ethernet 16 KiB at 0.70 of it, 1 MiB at 0.94) occupies the link longer, and a

@@ -70,6 +70,20 @@ struct SimulationResult {
   Solution solution;
 };
 
+// What message `msg` costs its sender between `pair`'s consecutive sends, by its kind: the
+// forwarding gap (pipelined and forwarded), g_2 (pipelined), g (unposted) or g_p (posted).
+double message_gap_s(const Message& msg, const plogp::Params& pair);
+
+// The repetition interval of `schedule`: the busiest rank's time, the larger of its sends' gaps
+// and its receives' gaps summed (message_gap_s; a link carries both ways at once, as SimGrid's
+// and TCP's do). In a loop of back-to-back calls the next call starts at a rank once that rank
+// is done with the previous one, so a pipeline's calls overlap and follow one another at this
+// interval, not at the schedule's completion time (docs/ADAPT.md, "Back-to-back calls").
+// Messages within one node use `intra` where the placement puts both ends on one node.
+double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
+                      const Placement* placement = nullptr,
+                      const plogp::Params* intra = nullptr);
+
 // The time of `schedule` with ranks placed by `placement`. Alone, a message of m bytes costs
 // g(m) + L, as in seed 001's formulas (the posted pair g_p, L_p unless Message::unposted):
 // after its dependencies complete (plus L each, except the sender's own earlier sends), a fixed

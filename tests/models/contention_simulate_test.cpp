@@ -55,6 +55,15 @@ Message send(int src, int dst, std::vector<int> after = {}) {
   return {src, dst, kBytes, std::move(after)};
 }
 
+// An [intra_node] table: g(m) = 0.2 us + m x 0.1 ns, L = 0.5 us.
+plogp::Params intra_node_table() {
+  plogp::Params intra;
+  intra.latency_s = 0.5e-6;
+  intra.table = {{0, 0.2e-6, 0.1e-6, 0.1e-6},
+                 {1 << 20, 0.2e-6 + (1 << 20) * 1e-10, 0.1e-6, 0.1e-6}};
+  return intra;
+}
+
 Placement one_per_node(int ranks) { return make_placement(PlacementKind::one_per_node, ranks, 1); }
 
 // --- placements ---
@@ -377,9 +386,7 @@ TEST(Simulate, AnIntraNodeTableTimesTheMessagesWithinANode) {
   // rank 2 is alone on node 1. 0 -> 1 stays within the node: its fixed part is
   // g_intra(1000) - 1000 intra_alpha = 0.3 - 0.1 = 0.2 us, then the 0.1 us copy, then L_intra.
   // 1 -> 2 crosses: the network's table, after 0 -> 1 is seen.
-  plogp::Params intra;
-  intra.latency_s = 0.5e-6;
-  intra.table = {{0, 0.2e-6, 0.1e-6, 0.1e-6}, {1 << 20, 0.2e-6 + (1 << 20) * 1e-10, 0.1e-6, 0.1e-6}};
+  const plogp::Params intra = intra_node_table();
   const Schedule s{3, {send(0, 1), send(1, 2, {0})}};
   const Placement p{{0, 0, 1}};
   const SimulationResult r = simulate(s, p, fair(), software(), &intra);
@@ -429,6 +436,53 @@ TEST(Simulate, RejectsPlacementsAndRanksThatDoNotFit) {
   const Schedule outside{2, {send(0, 2)}};
   EXPECT_THROW(simulate(outside, one_per_node(3), fair(), software()),
                std::invalid_argument);
+}
+
+// --- repetition interval ---
+
+TEST(BusiestRank, AChainRepeatsAtOneRanksSegmentsNotAtItsCompletion) {
+  // Three segments down the chain 0 -> 1 -> 2, pipelined: rank 1 receives three and forwards
+  // three, the busiest; the schedule completes after two hops of the first segment and the
+  // others' gaps behind it, but its calls can follow one another every 3 g_2.
+  const plogp::Params q = plogp::testing::two_ahead_params(0);
+  Schedule chain{3, {}};
+  for (int k = 0; k < 3; ++k) {
+    Message down = send(0, 1, k == 0 ? std::vector<int>{} : std::vector<int>{2 * (k - 1)});
+    down.pipelined = true;
+    chain.messages.push_back(down);
+    Message on = send(1, 2, {2 * k});
+    on.pipelined = true;
+    chain.messages.push_back(on);
+  }
+  EXPECT_TRUE(same_seconds(busiest_rank_s(chain, q), 3 * 1.7e-6));
+  EXPECT_GT(simulate(chain, one_per_node(3), fair(), q).completion_s, 3 * 1.7e-6);
+}
+
+TEST(BusiestRank, SendsAndReceivesAreCountedApartAndEachKindByItsGap) {
+  // Rank 0 sends two posted messages (g_p 1.3 us each), rank 3 receives three unposted ones (g,
+  // 2 us each): a link carries both ways at once, so the interval is the larger side, 6 us.
+  const plogp::Params q = plogp::testing::two_gap_params();
+  Schedule s{4, {send(0, 1), send(0, 2)}};
+  for (int src : {0, 1, 2}) {
+    Message m = send(src, 3);
+    m.unposted = true;
+    s.messages.push_back(m);
+  }
+  EXPECT_TRUE(same_seconds(busiest_rank_s(s, q), 3 * 2e-6));
+  s.messages.resize(2);
+  EXPECT_TRUE(same_seconds(busiest_rank_s(s, q), 2 * 1.3e-6));
+  EXPECT_EQ(busiest_rank_s(Schedule{1, {}}, q), 0.0);
+}
+
+TEST(BusiestRank, MessagesWithinANodeTakeTheIntraNodeTable) {
+  const plogp::Params intra = intra_node_table();
+  const Schedule s{3, {send(0, 1), send(0, 2)}};
+  const Placement p{{0, 0, 1}};
+  // 0 -> 1 within node 0 (0.3 us), 0 -> 2 across (2 us).
+  EXPECT_TRUE(same_seconds(busiest_rank_s(s, software(), &p, &intra), 0.3e-6 + kGap));
+  EXPECT_TRUE(same_seconds(busiest_rank_s(s, software()), 2 * kGap));
+  const Schedule outside{2, {send(0, 2)}};
+  EXPECT_THROW(busiest_rank_s(outside, software()), std::invalid_argument);
 }
 
 }  // namespace

@@ -39,10 +39,11 @@ struct Driver {
   std::vector<double> times;
   std::vector<int> ran{};
   int agreements = 0;
+  double gap = -1.0;  // the time between calls fed to record() (negative: unknown)
   void call() {
     const AdaptStep s = m.step();
     ran.push_back(s.candidate);
-    if (m.record(times[static_cast<std::size_t>(s.candidate)])) {
+    if (m.record(times[static_cast<std::size_t>(s.candidate)], ran.size() == 1 ? -1.0 : gap)) {
       ++agreements;
       m.agree(m.local_value());
     }
@@ -104,11 +105,13 @@ struct SeriesDriver {
   std::function<double(int, int)> time;
   std::vector<int> ran{};
   std::vector<int> per_algorithm = std::vector<int>(8, 0);
+  double gap = -1.0;  // as Driver's
   void calls(int n) {
     for (int i = 0; i < n; ++i) {
       const int k = m.step().candidate;
       ran.push_back(k);
-      if (m.record(time(k, per_algorithm[static_cast<std::size_t>(k)]++))) {
+      const double t = time(k, per_algorithm[static_cast<std::size_t>(k)]++);
+      if (m.record(t, ran.size() == 1 ? -1.0 : gap)) {
         m.agree(m.local_value());
       }
     }
@@ -313,6 +316,93 @@ TEST(ShapeMonitor, TheModelsTiesAreTriedEvenWhenThePredictionHolds) {
   EXPECT_EQ(m.outcome().explore_calls, 4u);  // runner-up 1 only
   EXPECT_TRUE(std::isnan(m.outcome().measured_s[2]));
   EXPECT_EQ(d.ran.back(), 1);
+}
+
+// A loop of back-to-back calls is paid at each algorithm's repetition interval: the model's
+// choice runs faster than its prediction (no departure), and runner-up 1, predicted 1.6x slower
+// alone (no tie), repeats in 0.5 where the choice takes 0.8. It is tried, its first call at its
+// latency, its second refilling the overlap that the first call's agreement drained, neither
+// timed, then 3 timed calls: it is kept. Runner-up 2 repeats no faster than the choice and is not
+// tried.
+TEST(ShapeMonitor, BackToBackCallsTryTheRunnerUpThatRepeatsFaster) {
+  const std::vector<double> predicted{1.0, 1.6, 1.7};
+  const std::vector<double> intervals{0.8, 0.5, 0.9};
+  ShapeMonitor m(explore_settings(), predicted, std::nullopt, {}, intervals);
+  SeriesDriver d{m, [](int k, int n) {
+                   if (k == 0) return 0.8;
+                   if (k == 1) return n == 0 ? 1.7 : n == 1 ? 1.6 : 0.5;  // 1.7: not abandoned
+                   return 0.9;
+                 }};
+  d.gap = 0.01;
+  d.calls(100);
+  EXPECT_TRUE(m.outcome().explored);
+  EXPECT_EQ(m.outcome().explore_calls, 5u);  // runner-up 1 only
+  EXPECT_EQ(m.outcome().chosen, 1);
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 0.5);
+  // A tie by its prediction runs the usual 4 calls, its second one timed.
+  ShapeMonitor tie(explore_settings(), {1.0, 1.1}, std::nullopt, {}, {0.8, 0.5});
+  Driver t{tie, std::vector<double>{0.8, 0.5}};
+  t.gap = 0.01;
+  t.calls(100);
+  EXPECT_EQ(tie.outcome().explore_calls, 4u);
+  EXPECT_TRUE(std::isnan(m.outcome().measured_s[2]));
+}
+
+// Calls with the program's own work between them (here 0.3 on the slowest rank, more than a
+// quarter of a call), or without the intervals, or the gap unknown: the model's single-call
+// ranking stands, and nothing is tried.
+TEST(ShapeMonitor, CallsApartOrWithoutIntervalsTryNoFasterRepeater) {
+  const std::vector<double> predicted{1.0, 1.6};
+  const std::vector<double> times{0.8, 0.5};
+  for (const double gap : {0.3, -1.0}) {
+    ShapeMonitor m(explore_settings(), predicted, std::nullopt, {}, {0.8, 0.5});
+    Driver d{m, times};
+    d.gap = gap;
+    d.calls(100);
+    EXPECT_FALSE(m.outcome().explored) << gap;
+  }
+  ShapeMonitor no_intervals(explore_settings(), predicted);
+  Driver d{no_intervals, times};
+  d.gap = 0.01;
+  d.calls(100);
+  EXPECT_FALSE(no_intervals.outcome().explored);
+  // A loop that starts after the first checkpoint is recognised at the next one.
+  ShapeMonitor later(explore_settings(), predicted, std::nullopt, {}, {0.8, 0.5});
+  Driver l{later, times};
+  l.gap = 0.3;
+  l.calls(63);
+  EXPECT_FALSE(later.outcome().explored);
+  l.gap = 0.01;
+  l.calls(1);  // the 64th call's window holds calls 9-64: a mean gap of 0.29, still apart
+  EXPECT_FALSE(later.outcome().explored);
+  l.calls(448);  // the 512th's: back to back
+  EXPECT_TRUE(later.outcome().explored);
+  l.calls(5);  // its trial
+  EXPECT_EQ(later.outcome().chosen, 1);
+  // An interval shorter by no more than the hysteresis is no reason to try.
+  ShapeMonitor close(explore_settings(), predicted, std::nullopt, {}, {0.8, 0.75});
+  Driver c{close, times};
+  c.gap = 0.01;
+  c.calls(100);
+  EXPECT_FALSE(close.outcome().explored);
+}
+
+// The gap travels with the agreed sample: the mean over the window's calls whose gap is known.
+TEST(ShapeMonitor, TheAgreedSampleCarriesTheMeanGapBetweenCalls) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::monitor;
+  ShapeMonitor m(s, {1.0});
+  const double gaps[] = {-1.0, 0.1, 0.3, 0.1, 0.3, 0.1, 0.3, 0.2};  // calls 2-8: mean 0.2
+  AdaptSample agreed;
+  for (double g : gaps) {
+    if (m.record(1.0, g)) agreed = m.local_value();
+  }
+  EXPECT_DOUBLE_EQ(agreed.gap_s, 0.2);
+  ShapeMonitor unknown(s, {1.0});
+  for (int i = 0; i < 8; ++i) {
+    if (unknown.record(1.0)) agreed = unknown.local_value();
+  }
+  EXPECT_EQ(agreed.gap_s, -1.0);
 }
 
 TEST(ShapeMonitor, NoTiesTriedWithoutAMarginOrFromALearnedStart) {
@@ -634,6 +724,21 @@ TEST(PlanAdapt, AddsEachSegmentedEntrysVariantsPredictedAtTheirSegment) {
   }
   EXPECT_GE(variants, 2);
   EXPECT_EQ(plan.variant_of().size(), plan.ranking.size());
+  // Every entry carries its repetition interval, a variant's at its own segment.
+  ASSERT_EQ(plan.interval_s().size(), plan.ranking.size());
+  for (const RankedEntry& e : plan.ranking) {
+    const std::optional<double> interval =
+        predict_interval(shape, e.table_index, e.cost.params, models, nullptr);
+    ASSERT_TRUE(interval.has_value()) << e.label();
+    EXPECT_EQ(e.interval_s, *interval) << e.label();
+  }
+  // Only exploring uses them: none in monitor mode.
+  AdaptSettings monitoring = s;
+  monitoring.mode = AdaptMode::monitor;
+  for (double i : plan_adapt(shape, d, monitoring, models, Policy{}, nullptr, nullptr)
+                      .interval_s()) {
+    EXPECT_TRUE(std::isnan(i));
+  }
 
   // None when the user fixed the segment, or turned the trials off.
   Policy fixed;

@@ -590,5 +590,44 @@ TEST(DecidePlacement, TheRegistrySimulatesEveryScheduledBroadcast) {
   EXPECT_GT(changed, 0);
 }
 
+// predict_interval(): the busiest rank of the algorithm's schedule at the given parameters,
+// under the model in use. A pipeline repeats faster than a tree it loses to alone: the chain's
+// middle ranks each receive and forward the message once, split_binary's inner nodes send it 1.5
+// times (docs/ADAPT.md, "Back-to-back calls").
+TEST(DecidePlacement, TheRepetitionIntervalIsTheScheduleBusiestRank) {
+  const models::ModelLoad load =
+      models::parse_model(conf::embedded_default_model(), conf::kEmbeddedModelName);
+  ASSERT_TRUE(load.model.has_value());
+  const models::ModelFile& m = *load.model;
+  const ModelSet models{nullptr, &m};
+  const CallShape s{Collective::bcast, 16, 64 << 10, 0};
+  const Decision d = decide(s, models, Policy{});
+  const auto at = [&](std::string_view name) {
+    for (std::size_t i = 0; i < d.table.size(); ++i) {
+      if (d.table[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const int chain = at("bcast.chain_segmented");
+  const int split = at("bcast.split_binary");
+  ASSERT_GE(chain, 0);
+  ASSERT_GE(split, 0);
+  const AlgoParams& chain_params = d.table[static_cast<std::size_t>(chain)].params;
+  const std::optional<double> chain_s = predict_interval(s, chain, chain_params, models);
+  const std::optional<double> split_s =
+      predict_interval(s, split, d.table[static_cast<std::size_t>(split)].params, models);
+  ASSERT_TRUE(chain_s && split_s);
+  const mc::Schedule schedule =
+      find_algorithm(Collective::bcast, "bcast.chain_segmented")->schedule(s, chain_params);
+  EXPECT_EQ(*chain_s, mc::busiest_rank_s(schedule, m.plogp));
+  EXPECT_LT(*chain_s, d.table[static_cast<std::size_t>(chain)].predicted_s / 2);
+  EXPECT_LT(*chain_s * 1.25, *split_s);
+  // No model, no such algorithm, no schedule: nothing.
+  EXPECT_FALSE(predict_interval(s, chain, chain_params, ModelSet{}).has_value());
+  EXPECT_FALSE(predict_interval(s, -1, chain_params, models).has_value());
+  const CallShape a2a{Collective::alltoall, 16384, 8, 0};  // past the cap at any algorithm
+  EXPECT_FALSE(predict_interval(a2a, 0, AlgoParams{}, models).has_value());
+}
+
 }  // namespace
 }  // namespace collsel

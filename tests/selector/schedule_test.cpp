@@ -173,10 +173,10 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
           unposted += m.unposted ? 1 : 0;
           pipelined += m.pipelined ? 1 : 0;
           forwarded += m.forwarded ? 1 : 0;
-          if (m.forwarded) EXPECT_TRUE(m.pipelined && m.src != call.root) << a.name;
+          if (m.forwarded) { EXPECT_TRUE(m.pipelined && m.src != call.root) << a.name; }
           data += is_data(m) ? 1 : 0;
-          if (m.unposted) EXPECT_TRUE(lockstep(a.name)) << a.name;
-          if (m.pipelined) EXPECT_TRUE(is_data(m) && pipeline) << a.name;
+          if (m.unposted) { EXPECT_TRUE(lockstep(a.name)) << a.name; }
+          if (m.pipelined) { EXPECT_TRUE(is_data(m) && pipeline) << a.name; }
         }
         if (pipeline) {
           // 8 receivers, each receives its first of the 10 segments posted.
@@ -185,9 +185,9 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
           EXPECT_EQ(unposted, 0u) << a.name;
           // Later segments sent on by an inner node: the chain's 7 inner nodes, 9 each; none
           // in the flat tree; the binomial tree's inner nodes, once per segment each.
-          if (a.name == "bcast.chain_segmented") EXPECT_EQ(forwarded, 63u);
-          if (a.name == "bcast.flat_segmented") EXPECT_EQ(forwarded, 0u);
-          if (a.name == "bcast.binomial_segmented") EXPECT_GT(forwarded, 0u);
+          if (a.name == "bcast.chain_segmented") { EXPECT_EQ(forwarded, 63u); }
+          if (a.name == "bcast.flat_segmented") { EXPECT_EQ(forwarded, 0u); }
+          if (a.name == "bcast.binomial_segmented") { EXPECT_GT(forwarded, 0u); }
         } else if (a.name == "bcast.scatter_allgather") {
           // The 8 scatter messages of the binomial tree are posted; the 8 x 8 ring steps not.
           EXPECT_EQ(unposted, 64u);

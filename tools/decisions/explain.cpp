@@ -1,6 +1,8 @@
 #include "tools/decisions/explain.hpp"
 
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,8 @@
 
 namespace collsel::explain {
 namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Ordered: keys come out in the documented order, which people reading the JSON appreciate.
 using json = nlohmann::ordered_json;
@@ -135,15 +139,17 @@ std::string predicted_cell(const CostEntry& e) {
 
 std::string cost_table_text(const Explanation& e) {
   using A = common::TextTable::Align;
-  common::TextTable table({"", "algorithm", "predicted", "parameter", ""},
-                         {A::left, A::left, A::right, A::right, A::left});
+  common::TextTable table({"", "algorithm", "predicted", "in a loop", "parameter", ""},
+                         {A::left, A::left, A::right, A::right, A::right, A::left});
   const auto& rows = e.decision.table;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const CostEntry& c = rows[i];
     const bool chosen = static_cast<int>(i) == e.decision.winner;
     std::string remark = c.not_applicable ? "n/a: " + *c.not_applicable : (chosen ? "chosen" : "");
     if (c.simulated) remark += remark.empty() ? "simulated" : ", simulated";
+    const double interval = i < e.interval_s.size() ? e.interval_s[i] : kNaN;
     table.add_row({chosen ? "->" : "", std::string(c.name), predicted_cell(c),
+                   std::isnan(interval) ? "-" : common::format_duration(interval),
                    parameter_cell(c, e.shape.coll), remark});
   }
   return table.render("  ");
@@ -163,12 +169,13 @@ json model_json(const ModelInfo& m) {
 
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 
-json entry_json(const CostEntry& c, Collective coll) {
+json entry_json(const CostEntry& c, Collective coll, double interval_s) {
   const bool applicable = !c.not_applicable;
   return {{"name", std::string(c.name)},
           {"applicable", applicable},
           {"reason", applicable ? json(nullptr) : json(*c.not_applicable)},
           {"predicted_s", applicable ? number_or_null(c.predicted_s) : json(nullptr)},
+          {"interval_s", applicable ? number_or_null(interval_s) : json(nullptr)},
           {"segmented", applicable && is_segmented(c, coll)},
           {"segment_bytes", c.params.segment_bytes},
           {"window", c.params.window},
@@ -198,6 +205,15 @@ Outcome explain(const Request& request) {
   }
   e.decision = decide(request.shape, loaded->set(), policy,
                       request.placement ? &*request.placement : nullptr);
+  for (std::size_t i = 0; i < e.decision.table.size(); ++i) {
+    const CostEntry& c = e.decision.table[i];
+    const std::optional<double> interval =
+        c.not_applicable ? std::nullopt
+                         : predict_interval(request.shape, static_cast<int>(i), c.params,
+                                            loaded->set(),
+                                            request.placement ? &*request.placement : nullptr);
+    e.interval_s.push_back(interval.value_or(kNaN));
+  }
   e.why = why_line(e.decision);
   out.explanation = std::move(e);
   return out;
@@ -238,7 +254,10 @@ std::string format_text(const Explanation& e) {
 
 std::string format_json(const Explanation& e) {
   json table = json::array();
-  for (const CostEntry& c : e.decision.table) table.push_back(entry_json(c, e.shape.coll));
+  for (std::size_t i = 0; i < e.decision.table.size(); ++i) {
+    table.push_back(entry_json(e.decision.table[i], e.shape.coll,
+                               i < e.interval_s.size() ? e.interval_s[i] : kNaN));
+  }
   const json doc = {
       {"model", model_json(e.model_used())},
       {"calibrated_model", e.calibrated ? model_json(*e.calibrated) : json(nullptr)},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/contention/schedule.hpp"
 #include "models/diagnostic.hpp"
@@ -38,6 +39,9 @@ struct Explanation {
   CallShape shape;
   std::string placement;  // "filled, 64 ranks on 8 nodes, at most 8 per node"; empty: none
   Decision decision;
+  // Per table entry: its repetition interval (predict_interval(), docs/MODELS.md), what a loop of
+  // back-to-back calls pays per call; NaN when it has none (n/a, no schedule, too long).
+  std::vector<double> interval_s;
   std::string why;  // one line: the winner against the runner-up (or why there is no winner)
 
   // The model that filled the cost table: decide() uses the calibrated one when there is one.

@@ -96,6 +96,30 @@ TEST_P(ExplainShapes, WinnerIsTheArgminOfTheFullTable) {
   }
 }
 
+// The "in a loop" column: each entry's repetition interval (docs/MODELS.md). At P = 16 the
+// segmented chain's calls, a pipeline, repeat several times faster than one call takes, and
+// faster than the chosen split_binary's; a flat tree's root sends everything either way.
+TEST(Explain, EachEntryCarriesItsRepetitionInterval) {
+  const json doc = explain_json({"--coll", "bcast", "-P", "16", "-m", "64KiB"});
+  ASSERT_FALSE(doc.empty());
+  const auto entry = [&](std::string_view name) {
+    for (const json& e : doc.at("table")) {
+      if (e.at("name") == name) return e;
+    }
+    return json::object();
+  };
+  const json chain = entry("bcast.chain_segmented");
+  const json split = entry("bcast.split_binary");
+  const json flat = entry("bcast.flat");
+  ASSERT_TRUE(chain.at("interval_s").is_number() && split.at("interval_s").is_number());
+  EXPECT_LT(3 * chain.at("interval_s").get<double>(), chain.at("predicted_s").get<double>());
+  EXPECT_LT(chain.at("interval_s").get<double>(), split.at("interval_s").get<double>());
+  EXPECT_NEAR(flat.at("interval_s").get<double>(), flat.at("predicted_s").get<double>(),
+              0.05 * flat.at("predicted_s").get<double>());
+  const CommandResult text = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64KiB"});
+  EXPECT_NE(text.out.find("in a loop"), std::string::npos) << text.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ExplainShapes,
     ::testing::Values(Shape{"bcast", 1, "0", 0}, Shape{"bcast", 2, "1", 1},
