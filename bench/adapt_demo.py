@@ -221,6 +221,10 @@ def repeated(args, program, models, out):
             t = run(args, program, model, "explore", {"COLLSEL_ADAPT": "explore"},
                     work / f"{tag}-x")
             seqs, explore_run = settle(work / f"{tag}-x")
+            if args.keep_logs:
+                # Each round's explore logs: what each trial call cost, and its agreements.
+                shutil.copytree(explore_run, pathlib.Path(args.keep_logs) / tag / "explore",
+                                dirs_exist_ok=True)
             for s, _, _ in SHAPES:
                 seq = seqs.get(s, [])
                 raw.append((r, label, "explore", s, t[s], seq[-1][0] if seq else "?",
@@ -290,7 +294,8 @@ def main():
     p.add_argument("--timeout", type=int, default=900)
     p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
     p.add_argument("--keep-logs", metavar="DIR",
-                   help="copy each model's explore run's logs (collsel report reads them) to DIR")
+                   help="copy each model's explore run's logs (collsel report reads them) to DIR; "
+                        "with --repeat, every round's, to DIR/rROUND-MODEL/explore")
     p.add_argument("--repeat", type=int, metavar="R",
                    help="instead of one run of every variant: R interleaved rounds of the model "
                         "alone, explore and learned (both models) and the --best algorithms "
