@@ -221,7 +221,7 @@ bool ShapeMonitor::record(double local_s, double gap_s) {
     // drained the loop's overlap, and the second refills it (on simulated gige, Bcast 64 KiB,
     // chain_segmented's 3 calls after the first averaged 1.57 ms where its loop runs at 0.87).
     if (trial_call_ == 1) reset_window();
-    if (trial_call_ != 2 || !refill_call_) add_to_window(local_s, gap_s);
+    if (trial_call_ != 2 || !tried_for_interval()) add_to_window(local_s, gap_s);
     agree_pending_ = trial_call_ == 1 || trial_call_ == trial_limit_;
     return agree_pending_;
   }
@@ -325,7 +325,7 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     // call, before its calls overlap: that call is held against its own prediction too.
     const double hopeless_s =
         settings_.abandon_factor *
-        (refill_call_ ? std::max(best_known_s(), predicted_[c]) : best_known_s());
+        (tried_for_interval() ? std::max(best_known_s(), predicted_[c]) : best_known_s());
     if (first_call && !(agreed.mean_s > hopeless_s)) {
       reset_window();
       return;
@@ -416,6 +416,10 @@ bool ShapeMonitor::is_loop_tie(int i) const {
   return mine > 0.0 && incumbent > 0.0 && mine * (1.0 + settings_.hysteresis) < incumbent;
 }
 
+bool ShapeMonitor::tried_for_interval() const {
+  return phase_ == Phase::exploring && is_loop_tie(current_) && !is_predicted_tie(current_);
+}
+
 bool ShapeMonitor::has_ties() const {
   for (int i = 0; i < ranking_size(); ++i) {
     if (is_tie(i)) return true;
@@ -457,15 +461,13 @@ void ShapeMonitor::begin_exploring(bool ties_only) {
 void ShapeMonitor::next_candidate() {
   trial_call_ = 0;
   trial_limit_ = settings_.trial_calls;
-  refill_call_ = false;
   if (next_try_ >= to_try_.size()) {
     finish_exploring();
     return;
   }
   current_ = to_try_[next_try_++];
   // One call longer, so that as many calls are timed as in any other trial (and one at least).
-  refill_call_ = is_loop_tie(current_) && !is_predicted_tie(current_);
-  if (refill_call_) trial_limit_ = std::max(trial_limit_, 2) + 1;
+  if (tried_for_interval()) trial_limit_ = std::max(trial_limit_, 2) + 1;
 }
 
 void ShapeMonitor::finish_exploring() {

@@ -245,6 +245,11 @@ class ShapeMonitor {
   [[nodiscard]] bool is_tie(int i) const;
   [[nodiscard]] bool is_predicted_tie(int i) const;
   [[nodiscard]] bool is_loop_tie(int i) const;
+  // The runner-up on trial is tried for its repetition interval alone (a loop tie, not a
+  // predicted one): its second call, which refills the loop's overlap, is not timed either, and
+  // its trial is one call longer. Derived: back_to_back_ and the incumbent hold still while
+  // exploring.
+  [[nodiscard]] bool tried_for_interval() const;
   [[nodiscard]] bool has_ties() const;
   // The runner-up (not a variant, not the incumbent) with segment variants that measured
   // fastest, and within tie_margin of the incumbent's measured time; -1 when none.
@@ -275,10 +280,6 @@ class ShapeMonitor {
   bool skip_next_ = true;
   int trial_call_ = 0;
   int trial_limit_ = 0;  // the current runner-up's trial length: trial_calls, doubled while unclear
-  // The current runner-up is tried for its repetition interval alone (is_loop_tie, not
-  // is_predicted_tie): its second call, which refills the loop's overlap, is not timed either, and
-  // its trial is one call longer.
-  bool refill_call_ = false;
   std::vector<int> to_try_;  // ranking indices still to try while exploring
   // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
   // significance), or at max_trial_calls by more than the hysteresis.

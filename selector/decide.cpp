@@ -367,13 +367,9 @@ std::optional<double> predict_interval(const CallShape& shape, int table_index,
         bounded_schedule(all[static_cast<std::size_t>(table_index)], shape, params,
                          kMaxIntervalMessages);
     if (!schedule) return std::nullopt;
+    // busiest_rank_s() ignores a placement that does not cover the schedule's ranks.
     const models::plogp::Params* intra = model->intra_node ? &*model->intra_node : nullptr;
-    const contention::Placement* placed =
-        placement != nullptr &&
-                placement->node_of_rank.size() >= static_cast<std::size_t>(shape.comm_size)
-            ? placement
-            : nullptr;
-    return contention::busiest_rank_s(*schedule, model->plogp, placed, intra);
+    return contention::busiest_rank_s(*schedule, model->plogp, placement, intra);
   } catch (const std::exception&) {
     return std::nullopt;
   }
