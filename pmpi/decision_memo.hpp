@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "selector/adapt.hpp"
 #include "selector/collective.hpp"
 #include "selector/decide.hpp"
 #include "selector/registry.hpp"
@@ -47,11 +48,9 @@ struct Choice {
 // What one call shape's decision gives every communicator over the group.
 struct Decided {
   std::vector<Choice> ranking;  // at least one entry: the model's choice, then its runners-up
-  // What a shape's [adapt] monitor is built from: the ranking's predictions (empty: the shape is
-  // not monitored) and where it starts (a learned choice and its measured time), if anywhere.
-  std::vector<double> monitor_predicted_s;
-  std::vector<int> monitor_variant_of;  // per ranking entry: AdaptPlan::variant_of()
-  std::vector<double> monitor_interval_s;  // per ranking entry: AdaptPlan::interval_s()
+  // What a shape's [adapt] monitor is built from: the ranking's entries (empty: the shape is not
+  // monitored) and where it starts (a learned choice and its measured time), if anywhere.
+  std::vector<MonitorEntry> monitor_entries;
   std::optional<std::pair<int, double>> monitor_start;
 };
 

@@ -339,10 +339,8 @@ struct Runtime::Impl {
       st.decided = decide_fresh<Call>(shape, placement, ctx.rank());
       if (shared != nullptr) shared->decisions.keep(shape, st.decided);
     }
-    if (!st.decided->monitor_predicted_s.empty()) {
-      st.monitor.emplace(boot.config.adapt, st.decided->monitor_predicted_s,
-                         st.decided->monitor_start, st.decided->monitor_variant_of,
-                         st.decided->monitor_interval_s);
+    if (!st.decided->monitor_entries.empty()) {
+      st.monitor.emplace(boot.config.adapt, st.decided->monitor_entries, st.decided->monitor_start);
       if (ctx.size() <= kAllExchangeRanks && boot.config.adapt.agree_lag_s > 0.0) {
         st.deferred = std::make_unique<DeferredAgreement>();
       }
@@ -425,9 +423,7 @@ struct Runtime::Impl {
                             st.ranking.front().rung, e.cost.predicted_s, e.cost.simulated,
                             e.cost.name, e.moved_segment});
     }
-    st.monitor_predicted_s = plan.predicted_s();
-    st.monitor_variant_of = plan.variant_of();
-    st.monitor_interval_s = plan.interval_s();
+    st.monitor_entries = plan.monitor_entries();
     st.monitor_start = plan.start;
   }
 

@@ -128,8 +128,19 @@ struct RankedEntry {
   // Its repetition interval (predict_interval()) in explore mode; NaN when unknown.
   double interval_s = std::numeric_limits<double>::quiet_NaN();
   bool moved_segment = false;  // runs another segment than the model's (a variant, or learned)
+  // Ranked for its repetition interval alone (loop_runner_up()): tried only in a loop of
+  // back-to-back calls.
+  bool loop_only = false;
   // Its name in the learned table: the algorithm, with a variant's segment (learned.hpp).
   [[nodiscard]] std::string label() const;
+};
+
+// What the monitor knows of one ranking entry.
+struct MonitorEntry {
+  double predicted_s = 0.0;
+  int variant_of = -1;  // a segment variant: the ranking index of the entry whose segment it moves
+  double interval_s = std::numeric_limits<double>::quiet_NaN();  // NaN: unknown
+  bool loop_only = false;  // RankedEntry::loop_only
 };
 
 // What a shape's monitor is built from.
@@ -138,10 +149,28 @@ struct AdaptPlan {
   // The ranking index to run first and its reference time: a learned choice and its measured mean.
   std::optional<std::pair<int, double>> start;
 
-  [[nodiscard]] std::vector<double> predicted_s() const;
-  [[nodiscard]] std::vector<int> variant_of() const;
-  [[nodiscard]] std::vector<double> interval_s() const;
+  [[nodiscard]] std::vector<MonitorEntry> monitor_entries() const;
 };
+
+// A loop of back-to-back calls is paid at the repetition interval once its calls overlap, and the
+// first call of another algorithm pays its whole latency: an algorithm is ranked for the loop by
+// its predicted time for this many calls, latency + (kLoopHorizonCalls - 1) x interval. 64: a
+// loop is recognised at the first checkpoint and judged again at the 64th call.
+inline constexpr int kLoopHorizonCalls = 64;
+// A runner-up ranked for its interval alone is predicted at most this many times the model's
+// choice for one call: what its first trial call may cost is bounded by it (docs/ADAPT.md).
+inline constexpr double kLoopCandidateFactor = 8.0;
+
+// In explore mode with max_candidates > 0, the algorithm not ranked yet (applicable, predicted
+// within kLoopCandidateFactor of the winner, its interval shorter than the winner's by more than
+// the hysteresis) whose loop time over kLoopHorizonCalls calls is the shortest, when that beats
+// every ranked entry's: a pipeline the model predicts far slower alone can be the fastest in a
+// loop (simulated gige, gaps / 3, Bcast 64 KiB: chain_rendezvous 6.0x split_binary's time alone,
+// 0.46x its interval). A table index; nothing when none qualifies. `intervals`: one per table
+// entry (NaN: unknown).
+std::optional<int> loop_runner_up(const Decision& d, const std::vector<int>& ranking,
+                                  const std::vector<double>& intervals,
+                                  const AdaptSettings& settings);
 
 // adapt_ranking()'s entries, in explore mode with their repetition intervals; with try_segments,
 // each segmented one's
@@ -190,15 +219,17 @@ class ShapeMonitor {
   // ascending prediction (only those the settings allow are kept). `start` is the ranking index to
   // run first (a learned choice) with its reference time (the learned measured mean), or nothing:
   // the model's choice against its prediction.
-  // `variant_of` (empty: none) marks the segment variants (AdaptPlan::variant_of()): they are
-  // tried only after the other runners-up, and only those of the entry then kept.
-  // `interval_s` (empty or NaN: unknown) are the entries' repetition intervals
-  // (AdaptPlan::interval_s()): when the first checkpoint finds the calls back to back, a
-  // runner-up whose interval is shorter than the incumbent's by more than the hysteresis is
-  // tried like a tie.
-  ShapeMonitor(const AdaptSettings& settings, std::vector<double> predicted_s,
+  // An entry's `variant_of` marks a segment variant: variants are tried only after the other
+  // runners-up, and only those of the entry then kept. Its `interval_s`: when the first
+  // checkpoint finds the calls back to back, a runner-up whose interval is shorter than the
+  // incumbent's by more than the hysteresis is tried like a tie. A `loop_only` entry is tried
+  // only then.
+  ShapeMonitor(const AdaptSettings& settings, std::vector<MonitorEntry> entries,
+               std::optional<std::pair<int, double>> start = std::nullopt);
+  // The same from the entries' fields, for tests and tools (empty: none known).
+  ShapeMonitor(const AdaptSettings& settings, const std::vector<double>& predicted_s,
                std::optional<std::pair<int, double>> start = std::nullopt,
-               std::vector<int> variant_of = {}, std::vector<double> interval_s = {});
+               const std::vector<int>& variant_of = {}, const std::vector<double>& interval_s = {});
 
   [[nodiscard]] AdaptStep step() const { return {current_, phase_ == Phase::exploring}; }
   // After the call: its local duration, and the local time since the end of the shape's previous
@@ -218,7 +249,7 @@ class ShapeMonitor {
   [[nodiscard]] bool apply_due() const { return deferred_ && outcome_.calls >= apply_at_; }
 
   [[nodiscard]] const AdaptOutcome& outcome() const { return outcome_; }
-  [[nodiscard]] int ranking_size() const { return static_cast<int>(predicted_.size()); }
+  [[nodiscard]] int ranking_size() const { return static_cast<int>(entries_.size()); }
 
  private:
   enum class Phase { monitoring, exploring, settled };
@@ -227,6 +258,9 @@ class ShapeMonitor {
   // Tries the runners-up: every one, or (ties_only) those within tie_margin of the incumbent.
   void begin_exploring(bool ties_only);
   void next_candidate();
+  // After the last runner-up, the one whose longer trial was put off (resume_limit_) and that is
+  // still faster than the fastest time known gets it; false when none does.
+  bool resume_if_fastest();
   void finish_exploring();
   // The relative gain of ranking entry `i` over the incumbent and the noise it is judged against.
   [[nodiscard]] double gain_of(int i) const;
@@ -250,15 +284,23 @@ class ShapeMonitor {
   // its trial is one call longer. Derived: back_to_back_ and the incumbent hold still while
   // exploring.
   [[nodiscard]] bool tried_for_interval() const;
+  // In a loop of back-to-back calls, entry i is predicted to repeat slower than the incumbent by
+  // more than tie_margin: not tried, whatever else would try it.
+  [[nodiscard]] bool repeats_slower(int i) const;
   [[nodiscard]] bool has_ties() const;
   // The runner-up (not a variant, not the incumbent) with segment variants that measured
   // fastest, and within tie_margin of the incumbent's measured time; -1 when none.
   [[nodiscard]] int closest_segmented_runner_up() const;
 
+  [[nodiscard]] double predicted(int i) const {
+    return entries_[static_cast<std::size_t>(i)].predicted_s;
+  }
+  [[nodiscard]] double interval(int i) const {
+    return entries_[static_cast<std::size_t>(i)].interval_s;
+  }
+
   AdaptSettings settings_;
-  std::vector<double> predicted_;
-  std::vector<int> variant_of_;
-  std::vector<double> interval_;
+  std::vector<MonitorEntry> entries_;
   bool back_to_back_ = false;  // the last agreement found the calls back to back
   // The segment variants (the kept entry's, and its closest segmented runner-up's) had their
   // trials.
@@ -284,6 +326,9 @@ class ShapeMonitor {
   // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
   // significance), or at max_trial_calls by more than the hysteresis.
   std::vector<bool> accepted_;
+  // Per ranking entry: the length of its longer trial, put off until the other runners-up had
+  // theirs (0: none).
+  std::vector<int> resume_limit_;
   std::size_t next_try_ = 0;
   bool agree_pending_ = false;
   bool deferred_ = false;          // agree_pending_ with its result applied at call apply_at_

@@ -124,7 +124,7 @@ double noisy(double mean, double spread, int n) { return n % 2 == 0 ? mean + spr
 TEST(ShapeMonitor, TheAgreedSampleCarriesTheMeansRelativeStandardError) {
   AdaptSettings s = explore_settings();
   s.mode = AdaptMode::monitor;
-  ShapeMonitor m(s, {1.0});
+  ShapeMonitor m(s, std::vector<double>{1.0});
   const double times[] = {100.0, 1, 3, 1, 3, 1, 3, 2};  // calls 2-8: mean 2, sample sd 1
   AdaptSample agreed;
   for (double t : times) {
@@ -158,6 +158,32 @@ TEST(ShapeMonitor, ALongerTrialThatStaysWithinTheNoiseKeepsTheIncumbent) {
   d.calls(200);
   EXPECT_EQ(m.outcome().explore_calls, 16u);
   EXPECT_EQ(m.outcome().chosen, 0);
+}
+
+// An unclear runner-up's longer trial waits for the runners-up after it: when one of them is
+// clearly faster (runner-up 2, 1.0 against the incumbent's 2.0), it never comes: 4 + 4 trial calls
+// where it used to take 16 + 4. When none is (runner-up 2 abandoned after its first call at 5.0),
+// it is resumed, its first call left out again, and grows as before: 4 + 1 + 16.
+TEST(ShapeMonitor, AnUnclearRunnerUpsLongerTrialWaitsForTheOthers) {
+  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.3});
+  SeriesDriver d{m, [](int k, int n) {
+                   if (k == 0) return 2.0;
+                   return k == 1 ? noisy(1.9, 0.6, n) : 1.0;
+                 }};
+  d.calls(100);
+  EXPECT_EQ(m.outcome().explore_calls, 8u);
+  EXPECT_EQ(m.outcome().chosen, 2);
+  EXPECT_EQ(d.per_algorithm[1], 4);
+  ShapeMonitor resumed(explore_settings(), {1.0, 1.2, 1.3});
+  SeriesDriver r{resumed, [](int k, int n) {
+                   if (k == 0) return 2.0;
+                   return k == 1 ? noisy(1.9, 0.6, n) : 5.0;
+                 }};
+  r.calls(100);
+  EXPECT_EQ(resumed.outcome().explore_calls, 21u);
+  EXPECT_EQ(r.per_algorithm[1], 20);
+  EXPECT_EQ(r.per_algorithm[2], 1);
+  EXPECT_EQ(resumed.outcome().chosen, 0);
 }
 
 TEST(ShapeMonitor, ASlowerOrClearlyFasterRunnerUpIsNotTriedLonger) {
@@ -261,15 +287,24 @@ TEST(ShapeMonitor, ExploresAtMostOncePerShapeWithinItsBound) {
   EXPECT_EQ(m.outcome().chosen, 0);
 }
 
-TEST(ShapeMonitor, LongerTrialsStayWithinMaxCandidatesTimesMaxTrialCalls) {
+TEST(ShapeMonitor, LongerTrialsStayWithinMaxCandidatesTimesMaxTrialCallsAndOneTrial) {
   AdaptSettings s = explore_settings();
   ShapeMonitor m(s, {1.0, 1.1, 1.2, 1.3});
-  // Every runner-up looks a little faster within a large noise: each is tried the longest.
+  // Every runner-up looks a little faster within a large noise: the first two wait for the last
+  // (4 calls each), the last is tried the longest (16), then one of the first two (16).
   SeriesDriver d{m, [](int k, int n) { return k == 0 ? 5.0 : noisy(4.8, 2.0, n); }};
   d.calls(1000);
-  EXPECT_EQ(m.outcome().explore_calls,
-            static_cast<std::uint64_t>(s.max_candidates * s.max_trial_calls));
+  EXPECT_EQ(m.outcome().explore_calls, 40u);
+  EXPECT_LE(m.outcome().explore_calls,
+            static_cast<std::uint64_t>(s.max_candidates * s.max_trial_calls + s.trial_calls));
   EXPECT_EQ(m.outcome().chosen, 0);
+  // Two runners-up: the resumed one's first trial counts on top, 4 + 16 + 16.
+  ShapeMonitor two(s, {1.0, 1.1, 1.2});
+  SeriesDriver t{two, [](int k, int n) { return k == 0 ? 5.0 : noisy(4.8, 2.0, n); }};
+  t.calls(1000);
+  EXPECT_EQ(two.outcome().explore_calls, 36u);
+  EXPECT_EQ(two.outcome().explore_calls,
+            static_cast<std::uint64_t>(2 * s.max_trial_calls + s.trial_calls));
 }
 
 TEST(ShapeMonitor, MonitorModeMeasuresButNeverSwitches) {
@@ -295,7 +330,7 @@ TEST(ShapeMonitor, ALearnedStartRunsTheLearnedChoiceAgainstItsLearnedTime) {
 TEST(ShapeMonitor, TheFirstCallOfTheShapeIsLeftOutOfTheMeasurement) {
   AdaptSettings s = explore_settings();
   s.mode = AdaptMode::monitor;
-  ShapeMonitor m(s, {1.0});
+  ShapeMonitor m(s, std::vector<double>{1.0});
   const double times[] = {100.0, 1, 1, 1, 1, 1, 1, 4};
   double agreed = 0.0;
   for (double t : times) {
@@ -387,18 +422,98 @@ TEST(ShapeMonitor, CallsApartOrWithoutIntervalsTryNoFasterRepeater) {
   EXPECT_FALSE(close.outcome().explored);
 }
 
+// The loop runner-up (entry 2: predicted 6x the model's choice alone, ranked for its interval)
+// is tried only in a loop of back-to-back calls, even when the model departs or the runner-up is
+// predicted within the tie margin.
+TEST(ShapeMonitor, TheLoopRunnerUpIsTriedOnlyInALoop) {
+  const auto entries = [](double loop_prediction) {
+    return std::vector<MonitorEntry>{{.predicted_s = 1.0, .interval_s = 0.8},
+                                     {.predicted_s = 1.3, .interval_s = 0.9},
+                                     {.predicted_s = loop_prediction, .interval_s = 0.3,
+                                      .loop_only = true}};
+  };
+  // The model departs (2.0 measured where 1.0 was predicted): runner-up 1 is tried either way.
+  // The loop runner-up's first call (7.0: its latency) is held against 2x its prediction (3.0)
+  // times the model's error on the shape (2.0/1.0): 12, not abandoned.
+  const auto departing = [](int k, int n) {
+    if (k == 0) return 2.0;
+    if (k == 1) return 1.9;
+    return n == 0 ? 7.0 : 0.3;
+  };
+  ShapeMonitor apart(explore_settings(), entries(3.0));
+  SeriesDriver a{apart, departing};
+  a.gap = 1.0;
+  a.calls(100);
+  EXPECT_TRUE(apart.outcome().explored);
+  EXPECT_EQ(apart.outcome().explore_calls, 4u);  // runner-up 1 only
+  EXPECT_TRUE(std::isnan(apart.outcome().measured_s[2]));
+  EXPECT_EQ(apart.outcome().chosen, 0);
+
+  ShapeMonitor loop(explore_settings(), entries(3.0));
+  SeriesDriver l{loop, departing};
+  l.gap = 0.01;
+  l.calls(100);
+  EXPECT_EQ(loop.outcome().explore_calls, 4u + 5u);  // and the loop runner-up, refill untimed
+  EXPECT_NEAR(loop.outcome().measured_s[2], 0.3, 1e-12);
+  EXPECT_EQ(loop.outcome().chosen, 2);
+  EXPECT_EQ(l.ran.back(), 2);
+
+  // Predicted within the tie margin, but ranked for its interval: no tie for calls apart.
+  ShapeMonitor close(explore_settings(), entries(1.1));
+  Driver c{close, std::vector<double>{1.0, 1.3, 0.5}};
+  c.gap = 1.0;
+  c.calls(100);
+  EXPECT_FALSE(close.outcome().explored);
+}
+
+// In a loop, the model's choice departs (2.0 measured, 1.0 predicted), and only what is not
+// predicted to repeat slower than it by more than the tie margin is tried: runner-up 1 (I = 1.2,
+// 1.5x the choice's 0.8) is not, runner-up 2 (0.9, 1.125x) is; of the choice's segment variants,
+// 3 (I = 0.6) is and 4 (1.1) is not. With the calls apart, all of them are.
+TEST(ShapeMonitor, ALoopTriesNothingPredictedToRepeatSlower) {
+  const std::vector<MonitorEntry> entries{{.predicted_s = 1.0, .interval_s = 0.8},
+                                          {.predicted_s = 1.3, .interval_s = 1.2},
+                                          {.predicted_s = 1.4, .interval_s = 0.9},
+                                          {.predicted_s = 1.4, .variant_of = 0, .interval_s = 0.6},
+                                          {.predicted_s = 1.4, .variant_of = 0, .interval_s = 1.1}};
+  const std::vector<double> times{2.0, 1.9, 1.95, 1.97, 1.96};  // nothing clearly faster
+  ShapeMonitor loop(explore_settings(), entries);
+  Driver l{loop, times};
+  l.gap = 0.01;
+  l.calls(100);
+  EXPECT_TRUE(loop.outcome().explored);
+  EXPECT_TRUE(std::isnan(loop.outcome().measured_s[1]));
+  EXPECT_FALSE(std::isnan(loop.outcome().measured_s[2]));
+  EXPECT_FALSE(std::isnan(loop.outcome().measured_s[3]));
+  EXPECT_TRUE(std::isnan(loop.outcome().measured_s[4]));
+  EXPECT_EQ(loop.outcome().explore_calls, 8u);
+  ShapeMonitor apart(explore_settings(), entries);
+  Driver a{apart, times};
+  a.gap = 1.0;
+  a.calls(100);
+  EXPECT_EQ(apart.outcome().explore_calls, 16u);
+  // A tie by its prediction (1.1) that would repeat slower (1.2) is no reason to explore a loop
+  // that holds its prediction: the shape is not marked explored, and stays open to later
+  // checkpoints.
+  ShapeMonitor tie(explore_settings(), {1.0, 1.1}, std::nullopt, {}, {0.8, 1.2});
+  Driver t{tie, std::vector<double>{1.0, 0.5}};
+  t.gap = 0.01;
+  t.calls(100);
+  EXPECT_FALSE(tie.outcome().explored);
+}
+
 // The gap travels with the agreed sample: the mean over the window's calls whose gap is known.
 TEST(ShapeMonitor, TheAgreedSampleCarriesTheMeanGapBetweenCalls) {
   AdaptSettings s = explore_settings();
   s.mode = AdaptMode::monitor;
-  ShapeMonitor m(s, {1.0});
+  ShapeMonitor m(s, std::vector<double>{1.0});
   const double gaps[] = {-1.0, 0.1, 0.3, 0.1, 0.3, 0.1, 0.3, 0.2};  // calls 2-8: mean 0.2
   AdaptSample agreed;
   for (double g : gaps) {
     if (m.record(1.0, g)) agreed = m.local_value();
   }
   EXPECT_DOUBLE_EQ(agreed.gap_s, 0.2);
-  ShapeMonitor unknown(s, {1.0});
+  ShapeMonitor unknown(s, std::vector<double>{1.0});
   for (int i = 0; i < 8; ++i) {
     if (unknown.record(1.0)) agreed = unknown.local_value();
   }
@@ -496,7 +611,7 @@ TEST(ShapeMonitor, TheLagIsBounded) {
   s.mode = AdaptMode::monitor;
   s.agree_lag_s = 0.25;
   // 1 ms calls: 250 calls of lag, cut to 64.
-  ShapeMonitor m(s, {0.001});
+  ShapeMonitor m(s, std::vector<double>{0.001});
   DeferringDriver d{m, std::vector<double>{0.001}};
   d.calls(600);
   EXPECT_EQ(d.lags, (std::vector<int>{0, kMaxAgreeLagCalls, kMaxAgreeLagCalls}));
@@ -504,7 +619,7 @@ TEST(ShapeMonitor, TheLagIsBounded) {
   EXPECT_NEAR(m.outcome().measured_s[0], 0.001, 1e-15);
   // 0 s: every agreement at once.
   s.agree_lag_s = 0.0;
-  ShapeMonitor now(s, {0.001});
+  ShapeMonitor now(s, std::vector<double>{0.001});
   DeferringDriver f{now, std::vector<double>{0.001}};
   f.calls(100);
   EXPECT_EQ(f.lags, (std::vector<int>{0, 0}));
@@ -516,7 +631,7 @@ TEST(ShapeMonitor, ADeferredWindowStartsAtItsCheckpointNotAtItsApplication) {
   AdaptSettings s = explore_settings();
   s.mode = AdaptMode::monitor;
   s.agree_lag_s = 2.0;
-  ShapeMonitor m(s, {1.0});
+  ShapeMonitor m(s, std::vector<double>{1.0});
   DeferringDriver d{m, {}};
   for (int call = 1; call <= 512; ++call) d.call(call <= 64 ? 1.0 : (call <= 66 ? 10.0 : 2.0));
   EXPECT_EQ(d.lags, (std::vector<int>{0, 2, 2}));
@@ -544,6 +659,45 @@ TEST(AdaptRanking, KeepsTheRunnersUpWithinTheFactorInPredictedOrder) {
   s.max_candidates = 3;
   d.table[3].not_applicable.reset();
   EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{1, 3, 2}));
+}
+
+// The loop runner-up: not ranked, within kLoopCandidateFactor of the winner alone, repeating
+// faster than it by more than the hysteresis, and predicted to finish kLoopHorizonCalls calls of a
+// loop before every ranked entry. Entry 0 wins (1.0 alone, 0.9 a call in a loop: 63.7 over the
+// horizon); entry 1 is ranked (1.5, 0.5: 33.0). Entry 2 (6.0, 0.3: 24.9) qualifies; entry 3
+// repeats faster still (0.1) but takes 9x the winner alone; entry 4 (3.0, 0.45: 31.35) beats the
+// ranked ones but not entry 2; entry 5 has no interval.
+TEST(AdaptRanking, TheLoopRunnerUpFinishesTheHorizonFirst) {
+  const AdaptSettings s = explore_settings();
+  const Decision d = table_of({1.0, 1.5, 6.0, 9.0, 3.0, 2.0}, 0);
+  const double nan = std::nan("");
+  std::vector<double> intervals{0.9, 0.5, 0.3, 0.1, 0.45, nan};
+  const std::vector<int> ranked{0, 1};
+  EXPECT_EQ(loop_runner_up(d, ranked, intervals, s), 2);
+  // Ranked already: the next best, if it beats the ranked entries.
+  EXPECT_EQ(loop_runner_up(d, {0, 1, 2}, intervals, s), std::nullopt);
+  EXPECT_EQ(loop_runner_up(d, {0, 2}, intervals, s), std::nullopt);
+  // Entry 2 not applicable: entry 4 beats the ranked runner-up's loop (31.35 against 33.0), and
+  // does not once that repeats in 0.4 (26.7).
+  Decision without = d;
+  without.table[2].not_applicable = "no";
+  EXPECT_EQ(loop_runner_up(without, ranked, intervals, s), 4);
+  intervals[1] = 0.4;
+  EXPECT_EQ(loop_runner_up(without, ranked, intervals, s), std::nullopt);
+  intervals[1] = 0.5;
+  // A winner without an interval, or not exploring: none.
+  std::vector<double> unknown = intervals;
+  unknown[0] = nan;
+  EXPECT_EQ(loop_runner_up(d, ranked, unknown, s), std::nullopt);
+  AdaptSettings monitoring = s;
+  monitoring.mode = AdaptMode::monitor;
+  EXPECT_EQ(loop_runner_up(d, ranked, intervals, monitoring), std::nullopt);
+  AdaptSettings none = s;
+  none.max_candidates = 0;
+  EXPECT_EQ(loop_runner_up(d, ranked, intervals, none), std::nullopt);
+  // Repeating faster by no more than the hysteresis: not a loop runner-up.
+  std::vector<double> close{0.9, 0.85, 0.85, 0.86, 0.84, nan};
+  EXPECT_EQ(loop_runner_up(d, {0}, close, s), std::nullopt);
 }
 
 TEST(AdaptRanking, NeverSecondGuessesAnOverrideOrNative) {
@@ -723,9 +877,18 @@ TEST(PlanAdapt, AddsEachSegmentedEntrysVariantsPredictedAtTheirSegment) {
     EXPECT_EQ(e.label(), fmt::format("{}@{}", e.cost.name, e.cost.params.segment_bytes));
   }
   EXPECT_GE(variants, 2);
-  EXPECT_EQ(plan.variant_of().size(), plan.ranking.size());
-  // Every entry carries its repetition interval, a variant's at its own segment.
-  ASSERT_EQ(plan.interval_s().size(), plan.ranking.size());
+  // The monitor gets every entry, with its variant mark and its repetition interval, a variant's
+  // at its own segment.
+  const std::vector<MonitorEntry> entries = plan.monitor_entries();
+  ASSERT_EQ(entries.size(), plan.ranking.size());
+  for (std::size_t r = 0; r < entries.size(); ++r) {
+    EXPECT_EQ(entries[r].variant_of, plan.ranking[r].variant_of);
+    EXPECT_EQ(entries[r].predicted_s, plan.ranking[r].cost.predicted_s);
+    EXPECT_EQ(entries[r].loop_only, plan.ranking[r].loop_only);
+    EXPECT_TRUE(std::isnan(entries[r].interval_s) ? std::isnan(plan.ranking[r].interval_s)
+                                                  : entries[r].interval_s ==
+                                                        plan.ranking[r].interval_s);
+  }
   for (const RankedEntry& e : plan.ranking) {
     const std::optional<double> interval =
         predict_interval(shape, e.table_index, e.cost.params, models, nullptr);
@@ -735,9 +898,9 @@ TEST(PlanAdapt, AddsEachSegmentedEntrysVariantsPredictedAtTheirSegment) {
   // Only exploring uses them: none in monitor mode.
   AdaptSettings monitoring = s;
   monitoring.mode = AdaptMode::monitor;
-  for (double i : plan_adapt(shape, d, monitoring, models, Policy{}, nullptr, nullptr)
-                      .interval_s()) {
-    EXPECT_TRUE(std::isnan(i));
+  for (const MonitorEntry& e : plan_adapt(shape, d, monitoring, models, Policy{}, nullptr, nullptr)
+                                  .monitor_entries()) {
+    EXPECT_TRUE(std::isnan(e.interval_s));
   }
 
   // None when the user fixed the segment, or turned the trials off.

@@ -5,10 +5,12 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "conf/embedded.hpp"
 #include "models/model_file.hpp"
+#include "selector/adapt.hpp"
 #include "selector/catalog.hpp"
 #include "selector/config.hpp"
 #include "common/duration_format.hpp"
@@ -215,6 +217,21 @@ Outcome explain(const Request& request) {
     e.interval_s.push_back(interval.value_or(kNaN));
   }
   e.why = why_line(e.decision);
+  const AdaptSettings& adapt = loaded->config.adapt;
+  if (adapt.mode == AdaptMode::explore) {
+    e.explore = true;
+    const AdaptPlan plan = plan_adapt(request.shape, e.decision, adapt, loaded->set(), policy,
+                                      request.placement ? &*request.placement : nullptr, nullptr);
+    for (std::size_t r = 1; r < plan.ranking.size(); ++r) {
+      const RankedEntry& entry = plan.ranking[r];
+      if (entry.variant_of >= 0) continue;  // a segment variant: tried after, only if kept
+      if (entry.loop_only) {
+        e.loop_runner_up = std::string(entry.cost.name);
+      } else {
+        e.runners_up.emplace_back(entry.cost.name);
+      }
+    }
+  }
   out.explanation = std::move(e);
   return out;
 }
@@ -249,6 +266,16 @@ std::string format_text(const Explanation& e) {
                      rung_meaning(e.decision.rung));
   if (!e.decision.note.empty()) out += fmt::format("{:<10}{}\n", "note:", e.decision.note);
   out += fmt::format("{:<10}{}\n", "why:", e.why);
+  if (e.explore) {
+    out += fmt::format("{:<10}{}\n", "explore:",
+                       e.runners_up.empty()
+                           ? std::string("no runner-up to try")
+                           : fmt::format("runners-up {}", fmt::join(e.runners_up, ", ")));
+    if (!e.loop_runner_up.empty()) {
+      out += fmt::format("{:<10}in a loop of back-to-back calls also {} (its interval)\n", "",
+                         e.loop_runner_up);
+    }
+  }
   return out;
 }
 
@@ -277,7 +304,12 @@ std::string format_json(const Explanation& e) {
       {"window", e.decision.params().window},
       {"rung", std::string(rung_name(e.decision.rung))},
       {"note", e.decision.note},
-      {"why", e.why}};
+      {"why", e.why},
+      {"explore", e.explore ? json{{"runners_up", e.runners_up},
+                                   {"loop_runner_up", e.loop_runner_up.empty()
+                                                          ? json(nullptr)
+                                                          : json(e.loop_runner_up)}}
+                            : json(nullptr)}};
   return doc.dump(2) + "\n";
 }
 
