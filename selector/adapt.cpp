@@ -238,7 +238,6 @@ ShapeMonitor::ShapeMonitor(const AdaptSettings& settings, std::vector<MonitorEnt
   outcome_.measured_s.assign(entries_.size(), std::numeric_limits<double>::quiet_NaN());
   outcome_.measured_rel_se.assign(entries_.size(), 0.0);
   accepted_.assign(entries_.size(), false);
-  resume_limit_.assign(entries_.size(), 0);
   if (start && start->first >= 0 && start->first < ranking_size()) {
     incumbent_ = start->first;
     reference_s_ = start->second;
@@ -406,19 +405,7 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
                          gain + settings_.significance * noise_of(current_) > settings_.hysteresis;
     const int max_calls = std::max(settings_.trial_calls, settings_.max_trial_calls);
     if (unclear && trial_limit_ < max_calls) {
-      const int longer = std::min(2 * trial_limit_, max_calls);
-      if (next_try_ < to_try_.size()) {
-        // Other runners-up first: one of them may be clearly faster still, and then this one's
-        // longer trial is not worth its calls (on the emulated cluster pairwise, as slow as the
-        // model's direct exchange within the noise, ran 16 trial calls at 300 ms before
-        // all_at_once, tried next, measured 150: +1.8 s of 31 over 200 calls). Resumed after
-        // them when it is still the fastest known (resume_if_fastest()).
-        resume_limit_[c] = longer;
-        reset_window();
-        next_candidate();
-        return;
-      }
-      trial_limit_ = longer;
+      trial_limit_ = std::min(2 * trial_limit_, max_calls);
       return;
     }
     // Significance only stops a trial early. At its longest the trial's mean is the best estimate
@@ -558,33 +545,12 @@ void ShapeMonitor::next_candidate() {
   trial_call_ = 0;
   trial_limit_ = settings_.trial_calls;
   if (next_try_ >= to_try_.size()) {
-    if (!resume_if_fastest()) finish_exploring();
+    finish_exploring();
     return;
   }
   current_ = to_try_[next_try_++];
   // One call longer, so that as many calls are timed as in any other trial (and one at least).
   if (tried_for_interval()) trial_limit_ = std::max(trial_limit_, 2) + 1;
-}
-
-bool ShapeMonitor::resume_if_fastest() {
-  const auto& measured = outcome_.measured_s;
-  int fastest = -1;
-  for (int i = 0; i < ranking_size(); ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    if (resume_limit_[k] > 0 &&
-        (fastest < 0 || measured[k] < measured[static_cast<std::size_t>(fastest)])) {
-      fastest = i;
-    }
-  }
-  if (fastest < 0) return false;
-  const int limit = resume_limit_[static_cast<std::size_t>(fastest)];
-  std::fill(resume_limit_.begin(), resume_limit_.end(), 0);
-  // Still faster than the incumbent and every runner-up accepted since: its longer trial, its
-  // first call again left out (it carries the switch back).
-  if (!(measured[static_cast<std::size_t>(fastest)] < best_known_s())) return false;
-  current_ = fastest;
-  trial_limit_ = limit;
-  return true;
 }
 
 void ShapeMonitor::finish_exploring() {

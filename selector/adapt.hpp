@@ -258,9 +258,6 @@ class ShapeMonitor {
   // Tries the runners-up: every one, or (ties_only) those within tie_margin of the incumbent.
   void begin_exploring(bool ties_only);
   void next_candidate();
-  // After the last runner-up, the one whose longer trial was put off (resume_limit_) and that is
-  // still faster than the fastest time known gets it; false when none does.
-  bool resume_if_fastest();
   void finish_exploring();
   // The relative gain of ranking entry `i` over the incumbent and the noise it is judged against.
   [[nodiscard]] double gain_of(int i) const;
@@ -326,9 +323,6 @@ class ShapeMonitor {
   // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
   // significance), or at max_trial_calls by more than the hysteresis.
   std::vector<bool> accepted_;
-  // Per ranking entry: the length of its longer trial, put off until the other runners-up had
-  // theirs (0: none).
-  std::vector<int> resume_limit_;
   std::size_t next_try_ = 0;
   bool agree_pending_ = false;
   bool deferred_ = false;          // agree_pending_ with its result applied at call apply_at_

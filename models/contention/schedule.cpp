@@ -168,6 +168,14 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
   const auto ranks = static_cast<std::size_t>(std::max(schedule.ranks, 0));
   std::vector<double> sent(ranks, 0.0);
   std::vector<double> received(ranks, 0.0);
+  std::vector<double> held(ranks, 0.0);  // lock-step messages, on both their ends
+  const auto answers_its_receiver = [&](const Message& msg) {
+    return std::any_of(msg.after.begin(), msg.after.end(), [&](int i) {
+      if (i < 0 || static_cast<std::size_t>(i) >= schedule.messages.size()) return false;
+      const Message& before = schedule.messages[static_cast<std::size_t>(i)];
+      return before.src == msg.dst && before.dst == msg.src;
+    });
+  };
   const bool placed = placement != nullptr && placement->node_of_rank.size() >= ranks &&
                       intra != nullptr && !intra->table.empty();
   for (const Message& msg : schedule.messages) {
@@ -179,11 +187,18 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
     const bool local = placed && placement->node_of_rank[static_cast<std::size_t>(msg.src)] ==
                                      placement->node_of_rank[static_cast<std::size_t>(msg.dst)];
     const double gap = message_gap_s(msg, local ? *intra : plogp);
-    sent[static_cast<std::size_t>(msg.src)] += gap;
-    received[static_cast<std::size_t>(msg.dst)] += gap;
+    if (answers_its_receiver(msg)) {
+      held[static_cast<std::size_t>(msg.src)] += gap;
+      held[static_cast<std::size_t>(msg.dst)] += gap;
+    } else {
+      sent[static_cast<std::size_t>(msg.src)] += gap;
+      received[static_cast<std::size_t>(msg.dst)] += gap;
+    }
   }
   double busiest = 0.0;
-  for (std::size_t r = 0; r < ranks; ++r) busiest = std::max({busiest, sent[r], received[r]});
+  for (std::size_t r = 0; r < ranks; ++r) {
+    busiest = std::max(busiest, std::max(sent[r], received[r]) + held[r]);
+  }
   return busiest;
 }
 

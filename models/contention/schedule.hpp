@@ -79,6 +79,11 @@ double message_gap_s(const Message& msg, const plogp::Params& pair);
 // and TCP's do). In a loop of back-to-back calls the next call starts at a rank once that rank
 // is done with the previous one, so a pipeline's calls overlap and follow one another at this
 // interval, not at the schedule's completion time (docs/ADAPT.md, "Back-to-back calls").
+// A message sent after a message from its own receiver back to its sender (a rendezvous's data
+// after the receiver's ready, and that ready after the request) holds both its ends: a rank does
+// not overlap it with anything, so its gap adds to both ranks' time on top of the larger side
+// (simulated gige, Bcast 64 KiB, P = 16: chain_rendezvous repeats every 1.9 ms, two hops, where
+// the larger side alone gives one hop).
 // Messages within one node use `intra` where the placement puts both ends on one node.
 double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
                       const Placement* placement = nullptr,

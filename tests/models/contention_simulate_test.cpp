@@ -474,6 +474,30 @@ TEST(BusiestRank, SendsAndReceivesAreCountedApartAndEachKindByItsGap) {
   EXPECT_EQ(busiest_rank_s(Schedule{1, {}}, q), 0.0);
 }
 
+TEST(BusiestRank, ALockStepMessageHoldsBothItsEnds) {
+  // A rendezvous down the chain 0 -> 1 -> 2: per hop a request (0 -> 1, posted), the receiver's
+  // ready back (1 -> 0, after the request) and the data (0 -> 1, after the ready). The ready and
+  // the data answer a message of their receiver: rank 1 receives one hop's data and ready and
+  // sends the next hop's, one after the other, 4 lock-step gaps (g, 2 us each, all unposted) and
+  // its request out, 1.3 us; without the ready the chain overlaps its receive and send, 2 us.
+  const plogp::Params q = plogp::testing::two_gap_params();
+  const auto unposted = [](Message m) {
+    m.unposted = true;
+    return m;
+  };
+  Schedule chain{3, {}};
+  for (int hop = 0; hop < 2; ++hop) {
+    const int first = 3 * hop;
+    chain.messages.push_back(send(hop, hop + 1, hop == 0 ? std::vector<int>{}
+                                                         : std::vector<int>{first - 1}));
+    chain.messages.push_back(unposted(send(hop + 1, hop, {first})));
+    chain.messages.push_back(unposted(send(hop, hop + 1, {first + 1})));
+  }
+  EXPECT_TRUE(same_seconds(busiest_rank_s(chain, q), 4 * 2e-6 + 1.3e-6));
+  Schedule eager{3, {unposted(send(0, 1)), unposted(send(1, 2, {0}))}};
+  EXPECT_TRUE(same_seconds(busiest_rank_s(eager, q), 2e-6));
+}
+
 TEST(BusiestRank, MessagesWithinANodeTakeTheIntraNodeTable) {
   const plogp::Params intra = intra_node_table();
   const Schedule s{3, {send(0, 1), send(0, 2)}};

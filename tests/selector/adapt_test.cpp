@@ -160,32 +160,6 @@ TEST(ShapeMonitor, ALongerTrialThatStaysWithinTheNoiseKeepsTheIncumbent) {
   EXPECT_EQ(m.outcome().chosen, 0);
 }
 
-// An unclear runner-up's longer trial waits for the runners-up after it: when one of them is
-// clearly faster (runner-up 2, 1.0 against the incumbent's 2.0), it never comes: 4 + 4 trial calls
-// where it used to take 16 + 4. When none is (runner-up 2 abandoned after its first call at 5.0),
-// it is resumed, its first call left out again, and grows as before: 4 + 1 + 16.
-TEST(ShapeMonitor, AnUnclearRunnerUpsLongerTrialWaitsForTheOthers) {
-  ShapeMonitor m(explore_settings(), {1.0, 1.2, 1.3});
-  SeriesDriver d{m, [](int k, int n) {
-                   if (k == 0) return 2.0;
-                   return k == 1 ? noisy(1.9, 0.6, n) : 1.0;
-                 }};
-  d.calls(100);
-  EXPECT_EQ(m.outcome().explore_calls, 8u);
-  EXPECT_EQ(m.outcome().chosen, 2);
-  EXPECT_EQ(d.per_algorithm[1], 4);
-  ShapeMonitor resumed(explore_settings(), {1.0, 1.2, 1.3});
-  SeriesDriver r{resumed, [](int k, int n) {
-                   if (k == 0) return 2.0;
-                   return k == 1 ? noisy(1.9, 0.6, n) : 5.0;
-                 }};
-  r.calls(100);
-  EXPECT_EQ(resumed.outcome().explore_calls, 21u);
-  EXPECT_EQ(r.per_algorithm[1], 20);
-  EXPECT_EQ(r.per_algorithm[2], 1);
-  EXPECT_EQ(resumed.outcome().chosen, 0);
-}
-
 TEST(ShapeMonitor, ASlowerOrClearlyFasterRunnerUpIsNotTriedLonger) {
   ShapeMonitor slower(explore_settings(), {1.0, 1.2});
   SeriesDriver a{slower, [](int k, int n) { return k == 0 ? 2.0 : noisy(2.3, 0.3, n); }};
@@ -287,24 +261,15 @@ TEST(ShapeMonitor, ExploresAtMostOncePerShapeWithinItsBound) {
   EXPECT_EQ(m.outcome().chosen, 0);
 }
 
-TEST(ShapeMonitor, LongerTrialsStayWithinMaxCandidatesTimesMaxTrialCallsAndOneTrial) {
+TEST(ShapeMonitor, LongerTrialsStayWithinMaxCandidatesTimesMaxTrialCalls) {
   AdaptSettings s = explore_settings();
   ShapeMonitor m(s, {1.0, 1.1, 1.2, 1.3});
-  // Every runner-up looks a little faster within a large noise: the first two wait for the last
-  // (4 calls each), the last is tried the longest (16), then one of the first two (16).
+  // Every runner-up looks a little faster within a large noise: each is tried the longest.
   SeriesDriver d{m, [](int k, int n) { return k == 0 ? 5.0 : noisy(4.8, 2.0, n); }};
   d.calls(1000);
-  EXPECT_EQ(m.outcome().explore_calls, 40u);
-  EXPECT_LE(m.outcome().explore_calls,
-            static_cast<std::uint64_t>(s.max_candidates * s.max_trial_calls + s.trial_calls));
+  EXPECT_EQ(m.outcome().explore_calls,
+            static_cast<std::uint64_t>(s.max_candidates * s.max_trial_calls));
   EXPECT_EQ(m.outcome().chosen, 0);
-  // Two runners-up: the resumed one's first trial counts on top, 4 + 16 + 16.
-  ShapeMonitor two(s, {1.0, 1.1, 1.2});
-  SeriesDriver t{two, [](int k, int n) { return k == 0 ? 5.0 : noisy(4.8, 2.0, n); }};
-  t.calls(1000);
-  EXPECT_EQ(two.outcome().explore_calls, 36u);
-  EXPECT_EQ(two.outcome().explore_calls,
-            static_cast<std::uint64_t>(2 * s.max_trial_calls + s.trial_calls));
 }
 
 TEST(ShapeMonitor, MonitorModeMeasuresButNeverSwitches) {

@@ -122,7 +122,7 @@ TEST(Explain, EachEntryCarriesItsRepetitionInterval) {
 
 // With [adapt] mode = "explore" explain says what the monitor may try: the runners-up, and the
 // loop runner-up. The gige model with its gaps / 3 (as bench/adapt_demo.py makes it wrong) ranks
-// chain_rendezvous for the loop (docs/ADAPT.md, "The loop runner-up"); monitor mode tries nothing.
+// chain_segmented for the loop (docs/ADAPT.md, "The loop runner-up"); monitor mode tries nothing.
 TEST(Explain, SaysWhatExploringMayTry) {
   const std::string model = std::string(COLLSEL_TOOLS_FIXTURES) + "/gige-gaps-third.toml";
   const std::string config = ::testing::TempDir() + "explain-explore.toml";
@@ -135,10 +135,10 @@ TEST(Explain, SaysWhatExploringMayTry) {
   EXPECT_EQ(explore.at("runners_up"),
             json({"bcast.binomial_segmented", "bcast.binomial_rendezvous",
                   "bcast.scatter_allgather"}));
-  EXPECT_EQ(explore.at("loop_runner_up"), "bcast.chain_rendezvous");
+  EXPECT_EQ(explore.at("loop_runner_up"), "bcast.chain_segmented");
   const CommandResult text = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64KiB",
                                           "--model", model, "--config", config});
-  EXPECT_NE(text.out.find("also bcast.chain_rendezvous"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("also bcast.chain_segmented"), std::string::npos) << text.out;
   const json monitor =
       explain_json({"--coll", "bcast", "-P", "16", "-m", "64KiB", "--model", model});
   EXPECT_TRUE(monitor.at("explore").is_null());
