@@ -125,7 +125,7 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
                      const models::contention::Placement* placement,
                      const LearnedShape* learned) {
   AdaptPlan plan;
-  std::vector<int> ranking = adapt_ranking(d, settings);
+  const std::vector<int> ranking = adapt_ranking(d, settings);
   if (ranking.empty()) return plan;
   const bool explore = settings.mode == AdaptMode::explore;
   // Every applicable entry's repetition interval, for the ranking and its loop runner-up.

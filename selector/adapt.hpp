@@ -226,7 +226,7 @@ class ShapeMonitor {
   // only then.
   ShapeMonitor(const AdaptSettings& settings, std::vector<MonitorEntry> entries,
                std::optional<std::pair<int, double>> start = std::nullopt);
-  // The same from the entries' fields, for tests and tools (empty: none known).
+  // The same from the entries' fields, for tests (empty: none known).
   ShapeMonitor(const AdaptSettings& settings, const std::vector<double>& predicted_s,
                std::optional<std::pair<int, double>> start = std::nullopt,
                const std::vector<int>& variant_of = {}, const std::vector<double>& interval_s = {});
