@@ -273,12 +273,14 @@ bool ShapeMonitor::record(double local_s, double gap_s) {
     ++outcome_.explore_calls;
     ++trial_call_;
     // The first trial call alone decides whether the runner-up is worth its other calls; the
-    // mean then covers the others (the first carries the switch's one-off costs). A runner-up
-    // tried for its interval also leaves out its second call: the agreement after the first
-    // drained the loop's overlap, and the second refills it (on simulated gige, Bcast 64 KiB,
-    // chain_segmented's 3 calls after the first averaged 1.57 ms where its loop runs at 0.87).
+    // mean then covers the others (the first carries the switch's one-off costs). A pipeline in
+    // a loop also leaves out the call after each agreement: the agreement drained the loop's
+    // overlap, and that call refills it (on simulated gige, Bcast 64 KiB, chain_segmented's 3
+    // calls after the first averaged 1.57 ms where its loop runs at 0.87; the call after a
+    // doubled trial's agreement took 2.9 ms again, and the segment variant was judged unclear
+    // for 16 calls).
     if (trial_call_ == 1) reset_window();
-    if (trial_call_ != 2 || !tried_for_interval()) add_to_window(local_s, gap_s);
+    if (trial_call_ != refill_call_ || !refills_after_agreement()) add_to_window(local_s, gap_s);
     agree_pending_ = trial_call_ == 1 || trial_call_ == trial_limit_;
     return agree_pending_;
   }
@@ -378,19 +380,27 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     // against the incumbent, or it is slower than an accepted one: neither longer trial nor
     // final choice).
     const bool first_call = trial_call_ == 1 && trial_call_ < trial_limit_;
-    // A runner-up tried for its interval alone (is_loop_tie) pays its whole latency on its first
-    // call, before its calls overlap: that call is held against its own prediction too, scaled
-    // by what the model's choice measured against its own (when slower: a model found wrong on
-    // the shape is wrong about this runner-up's latency too; simulated gige, gaps / 3, Bcast 64
-    // KiB: chain_rendezvous predicted 4.9 ms, its first call 14.4, the choice 2.4x its own).
+    // A pipeline in a loop (a runner-up tried for its interval alone, or a segment variant) pays
+    // its whole latency on its first call, before its calls overlap, so that call is not held
+    // against a time per call of a loop, which an accepted runner-up's is: only against the
+    // incumbent's (simulated gige, gaps / 3, Bcast 64 KiB: chain_segmented at 6144 bytes took
+    // 2.9 ms on its first call and loops at 0.9, and was abandoned against split_binary's variant
+    // accepted at 1.4). A runner-up tried for its interval alone also against its own prediction,
+    // scaled by what the model's choice measured against its own (when slower: a model found
+    // wrong on the shape is wrong about this runner-up's latency too; there chain_rendezvous was
+    // predicted 4.9 ms, its first call took 14.4, the choice 2.4x its own). Not a variant: its
+    // prediction differs from its parent's by the segment alone, and the 4x one of the same
+    // shape's Bcast 256 KiB (13.1 ms on its first call, 3.9 after, against the incumbent's 3.3)
+    // then ran its 5 calls for nothing.
     const auto in = static_cast<std::size_t>(incumbent_);
     const double model_error = std::max(1.0, outcome_.measured_s[in] / predicted(incumbent_));
-    const double hopeless_s =
-        settings_.abandon_factor *
-        (tried_for_interval()
-             ? std::max(best_known_s(),
-                        predicted(current_) * (std::isfinite(model_error) ? model_error : 1.0))
-             : best_known_s());
+    double held_against_s = best_known_s();
+    if (refills_after_agreement()) held_against_s = outcome_.measured_s[in];
+    if (tried_for_interval()) {
+      held_against_s = std::max(
+          held_against_s, predicted(current_) * (std::isfinite(model_error) ? model_error : 1.0));
+    }
+    const double hopeless_s = settings_.abandon_factor * held_against_s;
     if (first_call && !(agreed.mean_s > hopeless_s)) {
       reset_window();
       return;
@@ -398,13 +408,21 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     const bool abandoned = first_call;  // a first call that got here was too slow
     measured[c] = agreed.mean_s;
     rel_se[c] = agreed.rel_se;
-    // Measured faster, but not clearly, while the noise could hide a gain above the hysteresis:
-    // more calls of the same window (the first trial call stays out of it).
+    // Measured faster, but not clearly, while its own noise could hide a gain above the
+    // hysteresis: more calls of the same window (the first trial call stays out of it). Only its
+    // own: more calls narrow the runner-up's mean, not the incumbent's (simulated gige, gaps / 3,
+    // Bcast 64 KiB: chain_segmented at 1.9 ms a call, steady, against split_binary's 1.94 with
+    // the noise of its checkpoint, ran 16 calls to be found 3 % faster). Not when a runner-up
+    // already accepted measured faster still: the fastest accepted is kept, so more calls could
+    // only confirm a loser (on the emulated cluster windowed, 296 ms a call against the
+    // incumbent's 340, ran 8 calls after all_at_once had been accepted at 285).
     const double gain = gain_of(current_);
+    const double could_gain = gain + settings_.significance * rel_se[c];
     const bool unclear = !abandoned && gain > 0.0 && !clearly_better(current_) &&
-                         gain + settings_.significance * noise_of(current_) > settings_.hysteresis;
+                         could_gain > settings_.hysteresis && !(agreed.mean_s > best_known_s());
     const int max_calls = std::max(settings_.trial_calls, settings_.max_trial_calls);
     if (unclear && trial_limit_ < max_calls) {
+      refill_call_ = trial_limit_ + 1;
       trial_limit_ = std::min(2 * trial_limit_, max_calls);
       return;
     }
@@ -498,6 +516,14 @@ bool ShapeMonitor::tried_for_interval() const {
   return phase_ == Phase::exploring && is_loop_tie(current_) && !is_predicted_tie(current_);
 }
 
+bool ShapeMonitor::refills_after_agreement() const {
+  // Not every runner-up: the model's intervals say an All-to-All's calls overlap too (38 of 69 ms
+  // on the emulated cluster), and there the call after an agreement measured like the others
+  // (pairwise, 284-313 ms), so leaving it out would only lengthen its trials.
+  return phase_ == Phase::exploring && back_to_back_ &&
+         (tried_for_interval() || is_variant(current_));
+}
+
 bool ShapeMonitor::has_ties() const {
   // A tie that a loop would not try (repeats_slower) is none: exploring for nothing would also
   // end the shape's chance to be judged again at a later checkpoint.
@@ -549,8 +575,9 @@ void ShapeMonitor::next_candidate() {
     return;
   }
   current_ = to_try_[next_try_++];
+  refill_call_ = 2;  // the call after the first call's agreement
   // One call longer, so that as many calls are timed as in any other trial (and one at least).
-  if (tried_for_interval()) trial_limit_ = std::max(trial_limit_, 2) + 1;
+  if (refills_after_agreement()) trial_limit_ = std::max(trial_limit_, 2) + 1;
 }
 
 void ShapeMonitor::finish_exploring() {

@@ -47,7 +47,8 @@ struct AdaptSettings {
   double hysteresis = 0.10;
   double significance = 2.0;
   // A runner-up that measured faster than the incumbent, but not clearly (the gain is below the
-  // hysteresis or within the noise, and the noise could hide a gain above it), gets its trial
+  // hysteresis or within the noise, its own noise could hide a gain above it, and no accepted
+  // runner-up measured faster), gets its trial
   // doubled, up to this many calls in all, and is then judged by its mean and the hysteresis: on
   // the emulated cluster 3 timed calls of alltoall.windowed measured 4.8 % faster than
   // all_at_once where 200 measured 17 %.
@@ -277,10 +278,12 @@ class ShapeMonitor {
   [[nodiscard]] bool is_predicted_tie(int i) const;
   [[nodiscard]] bool is_loop_tie(int i) const;
   // The runner-up on trial is tried for its repetition interval alone (a loop tie, not a
-  // predicted one): its second call, which refills the loop's overlap, is not timed either, and
-  // its trial is one call longer. Derived: back_to_back_ and the incumbent hold still while
-  // exploring.
+  // predicted one). Derived: back_to_back_ and the incumbent hold still while exploring.
   [[nodiscard]] bool tried_for_interval() const;
+  // In a loop, the trial on hand is of a pipeline whose calls overlap (tried for its interval, or
+  // a segment variant): the call after each of its agreements refills the overlap the agreement
+  // drained, so it is not timed, and the trial is one call longer.
+  [[nodiscard]] bool refills_after_agreement() const;
   // In a loop of back-to-back calls, entry i is predicted to repeat slower than the incumbent by
   // more than tie_margin: not tried, whatever else would try it.
   [[nodiscard]] bool repeats_slower(int i) const;
@@ -319,6 +322,7 @@ class ShapeMonitor {
   bool skip_next_ = true;
   int trial_call_ = 0;
   int trial_limit_ = 0;  // the current runner-up's trial length: trial_calls, doubled while unclear
+  int refill_call_ = 0;  // the trial call right after its last agreement (not timed: see above)
   std::vector<int> to_try_;  // ranking indices still to try while exploring
   // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
   // significance), or at max_trial_calls by more than the hysteresis.
