@@ -48,10 +48,9 @@ struct AdaptSettings {
   double significance = 2.0;
   // A runner-up that measured faster than the incumbent, but not clearly (the gain is below the
   // hysteresis or within the noise, its own noise could hide a gain above it, and no accepted
-  // runner-up measured faster), gets its trial
-  // doubled, up to this many calls in all, and is then judged by its mean and the hysteresis: on
-  // the emulated cluster 3 timed calls of alltoall.windowed measured 4.8 % faster than
-  // all_at_once where 200 measured 17 %.
+  // runner-up measured faster), gets its trial doubled, up to this many calls in all, and is then
+  // judged by its mean and the hysteresis: on the emulated cluster 3 timed calls of
+  // alltoall.windowed measured 4.8 % faster than all_at_once where 200 measured 17 %.
   int max_trial_calls = 16;
   // A runner-up whose first trial call is slower than this factor times the fastest mean measured
   // so far (the incumbent's, or an accepted runner-up's) is abandoned after that call: the bound
