@@ -48,15 +48,13 @@ void CommContext::post_exchange(DeferredAgreement& d, const AdaptSample& local) 
 
 AdaptSample CommContext::finish_exchange(DeferredAgreement& d) const {
   PMPI_Waitall(d.n_requests, d.requests.data(), MPI_STATUSES_IGNORE);
-  // MAX is exact and commutative: every rank takes the maximum of the same P samples.
-  AgreeValues result = d.mine;
+  // merge_agreed() is exact and commutative: every rank merges the same P samples.
+  AdaptSample result = from_values(d.mine);
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
-    for (std::size_t i = 0; i < result.size(); ++i) {
-      result[i] = std::max(result[i], d.others[static_cast<std::size_t>(peer)][i]);
-    }
+    result = merge_agreed(result, from_values(d.others[static_cast<std::size_t>(peer)]));
   }
-  return from_values(result);
+  return result;
 }
 
 bool CommContext::start_deferred(ShapeState& state, const AdaptSample& local) const {
@@ -99,7 +97,7 @@ AdaptSample CommContext::agree_max(const AdaptSample& local) const {
       AgreeValues other{};
       PMPI_Recv(other.data(), kAgreeFields, MPI_DOUBLE, rank_ + mask, tag, comm,
                 MPI_STATUS_IGNORE);
-      for (std::size_t i = 0; i < value.size(); ++i) value[i] = std::max(value[i], other[i]);
+      value = to_values(merge_agreed(from_values(value), from_values(other)));
     }
   }
   // Rank r received from r - mask (its lowest set bit) and now forwards to r + mask/2, ....

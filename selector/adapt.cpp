@@ -226,6 +226,13 @@ std::vector<MonitorEntry> entries_of(const std::vector<double>& predicted_s,
 
 }  // namespace
 
+AdaptSample merge_agreed(const AdaptSample& a, const AdaptSample& b) {
+  const bool b_slower = b.mean_s > a.mean_s || (b.mean_s == a.mean_s && b.rel_se > a.rel_se);
+  AdaptSample out = b_slower ? b : a;
+  out.gap_s = std::max(a.gap_s, b.gap_s);
+  return out;
+}
+
 ShapeMonitor::ShapeMonitor(const AdaptSettings& settings, const std::vector<double>& predicted_s,
                            std::optional<std::pair<int, double>> start,
                            const std::vector<int>& variant_of,

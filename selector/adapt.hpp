@@ -185,12 +185,21 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
 
 // What the ranks agree on at a checkpoint: each rank's mean per call over its window, that mean's
 // relative standard error (0 below two samples), and the mean time between one call's end and
-// the next call's start (-1: unknown), each reduced with MAX.
+// the next call's start (-1: unknown), reduced with merge_agreed().
 struct AdaptSample {
   double mean_s = 0.0;
   double rel_se = 0.0;
   double gap_s = -1.0;
 };
+
+// Two ranks' samples as one: the larger mean with its own relative standard error (the slowest
+// rank's mean is what the monitor judges, so its error is the one that judges it), the larger gap.
+// Not the largest error of any rank: a rank that waits little (a Bcast's root, a pipeline's first
+// ranks) has a small mean with a large relative spread; on simulated gige a loop runner-up's
+// window agreed at 4.0 % where the slowest rank's was 0.6 %, and its trial doubled for that. A
+// selection by a total order (the mean, then the error) and a maximum: exact, commutative and
+// associative, so every rank merges the same P samples to the same result in any order.
+AdaptSample merge_agreed(const AdaptSample& a, const AdaptSample& b);
 
 // A shape's calls are back to back when the agreed time between them (the slowest rank's) is at
 // most this fraction of the agreed time of a call: the program does little else between them, so

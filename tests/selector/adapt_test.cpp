@@ -650,6 +650,26 @@ TEST(ShapeMonitor, ADeferredWindowStartsAtItsCheckpointNotAtItsApplication) {
   EXPECT_DOUBLE_EQ(d.reported[2].mean_s, (2 * 10.0 + 446 * 2.0) / 448.0);
 }
 
+// The root of a Bcast waits little (0.1 ms, 90 % relative error), the slowest rank is steady (2.0
+// ms, 1 %): the agreed sample is the slowest rank's mean with its own error, the largest gap, in
+// every order of merging.
+TEST(MergeAgreed, TakesTheSlowestRanksErrorInAnyOrder) {
+  const std::vector<AdaptSample> ranks{{.mean_s = 0.1e-3, .rel_se = 0.9, .gap_s = 0.3e-3},
+                                       {.mean_s = 2.0e-3, .rel_se = 0.01, .gap_s = 0.0},
+                                       {.mean_s = 1.5e-3, .rel_se = 0.2, .gap_s = 0.1e-3},
+                                       {.mean_s = 2.0e-3, .rel_se = 0.005, .gap_s = -1.0}};
+  std::vector<int> order{0, 1, 2, 3};
+  do {
+    AdaptSample agreed = ranks[static_cast<std::size_t>(order[0])];
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      agreed = merge_agreed(agreed, ranks[static_cast<std::size_t>(order[i])]);
+    }
+    EXPECT_EQ(agreed.mean_s, 2.0e-3);
+    EXPECT_EQ(agreed.rel_se, 0.01);  // of the two slowest, the larger error
+    EXPECT_EQ(agreed.gap_s, 0.3e-3);
+  } while (std::next_permutation(order.begin(), order.end()));
+}
+
 Decision table_of(std::vector<double> predicted, int winner) {
   Decision d;
   d.rung = Rung::calibrated_model;
