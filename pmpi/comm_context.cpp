@@ -76,7 +76,7 @@ void CommContext::settle_all(bool apply) {
   for (auto& [shape, state] : cache_) settle(state, apply);
 }
 
-AdaptSample CommContext::agree_max(const AdaptSample& local) const {
+AdaptSample CommContext::agree_slowest(const AdaptSample& local) const {
   if (size_ <= kAllExchangeRanks) {
     DeferredAgreement round;
     post_exchange(round, local);

@@ -32,7 +32,7 @@ namespace collsel::pmpi {
 inline constexpr int kAllExchangeRanks = 16;
 
 // The buffers and requests of one all-exchange round of an agreement: on the stack for an
-// immediate one (CommContext::agree_max), on the heap for one started without waiting
+// immediate one (CommContext::agree_slowest), on the heap for one started without waiting
 // (ShapeState::deferred, ShapeMonitor::defer), so that they stay put while MPI fills them.
 // AdaptSample's fields, in the order they travel.
 inline constexpr std::size_t kAgreeFields = 3;
@@ -106,10 +106,11 @@ class CommContext {
   std::uint64_t next_seq() { return seq_++; }
   // The private communicator (its placement, its decisions); nullptr when not served.
   const SharedComm* shared() const { return binding_ ? &binding_->shared() : nullptr; }
-  // The maximum of each of `local`'s fields over the communicator's ranks, by point-to-point on
-  // this communicator's own agreement tag: a collective on the shared private communicator could
-  // meet another user communicator's collective from another thread.
-  AdaptSample agree_max(const AdaptSample& local) const;
+  // `local` merged over the communicator's ranks with merge_agreed() (the slowest rank's mean
+  // and its error, the largest gap), by point-to-point on this communicator's own agreement tag:
+  // a collective on the shared private communicator could meet another user communicator's
+  // collective from another thread.
+  AdaptSample agree_slowest(const AdaptSample& local) const;
   // The same reduction without waiting, for the shape's monitor, which defer()s its agreement
   // and is handed the result by settle() when its apply_due() says so. False (the caller agrees
   // at once): a communicator of more than kAllExchangeRanks ranks, whose reduction is a tree that

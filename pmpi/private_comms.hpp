@@ -35,7 +35,7 @@
 // user communicator are never concurrent (MPI forbids concurrent collectives on one
 // communicator), so within a slot the order is the program's. collsel never runs a collective
 // on a shared X after it is published: the placement gather happens before, and the [adapt]
-// agreement uses the slot's tags (CommContext::agree_max).
+// agreement uses the slot's tags (CommContext::agree_slowest).
 #pragma once
 
 #include <mpi.h>

@@ -521,7 +521,7 @@ struct Runtime::Impl {
           if (lag > 0 && ctx.start_deferred(*state, mine)) {
             monitor.defer(lag);
           } else {
-            monitor.agree(ctx.agree_max(mine));
+            monitor.agree(ctx.agree_slowest(mine));
             state->last_end_s = PMPI_Wtime();
           }
         } else if (monitor.apply_due()) {

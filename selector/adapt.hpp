@@ -5,8 +5,8 @@
 // Pure and deterministic: the monitor never reads a clock. The shim feeds it each call's local
 // time; at agreed points (counted in calls of the shape, identical on every rank because
 // collectives are called in the same order) it asks for a reduction, and only the reduced value
-// (the maximum over ranks of the per-rank mean) moves its state. Every rank therefore walks the
-// same states and runs the same algorithm on every call, whatever the local timings were.
+// (the slowest rank's mean and its error, merge_agreed()) moves its state. Every rank therefore
+// walks the same states and runs the same algorithm on every call, whatever the local timings were.
 #pragma once
 
 #include <array>
@@ -242,12 +242,12 @@ class ShapeMonitor {
 
   [[nodiscard]] AdaptStep step() const { return {current_, phase_ == Phase::exploring}; }
   // After the call: its local duration, and the local time since the end of the shape's previous
-  // call (negative: none). True when every rank must now reduce local_value() with MAX (each
-  // field) and hand the result to agree(): before the next call of this shape, or, after
+  // call (negative: none). True when every rank must now reduce local_value() with
+  // merge_agreed() and hand the result to agree(): before the next call of this shape, or, after
   // defer(), once apply_due() says so.
   bool record(double local_s, double gap_s = -1.0);
   [[nodiscard]] AdaptSample local_value() const;
-  void agree(const AdaptSample& max_over_ranks);
+  void agree(const AdaptSample& agreed);
   // How many calls of the shape after this one the agreement just asked for may be applied (0:
   // before the next call). Equal on every rank: it depends on the call count and the reference
   // time only.
