@@ -129,15 +129,10 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
   if (ranking.empty()) return plan;
   const bool explore = settings.mode == AdaptMode::explore;
   // Every applicable entry's repetition interval, for the ranking and its loop runner-up.
-  std::vector<double> intervals(d.table.size(), std::numeric_limits<double>::quiet_NaN());
-  if (explore) {
-    for (std::size_t i = 0; i < d.table.size(); ++i) {
-      const CostEntry& e = d.table[i];
-      if (e.not_applicable || !std::isfinite(e.predicted_s)) continue;
-      intervals[i] = predict_interval(shape, static_cast<int>(i), e.params, models, placement)
-                         .value_or(std::numeric_limits<double>::quiet_NaN());
-    }
-  }
+  if (explore) plan.table_interval_s = table_intervals(shape, d, models, placement);
+  const std::vector<double> intervals =
+      explore ? plan.table_interval_s
+              : std::vector<double>(d.table.size(), std::numeric_limits<double>::quiet_NaN());
   for (int i : ranking) {
     plan.ranking.push_back({.table_index = i, .cost = d.table[static_cast<std::size_t>(i)]});
   }

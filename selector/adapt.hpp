@@ -148,6 +148,8 @@ struct AdaptPlan {
   std::vector<RankedEntry> ranking;  // empty: the shape is not monitored
   // The ranking index to run first and its reference time: a learned choice and its measured mean.
   std::optional<std::pair<int, double>> start;
+  // table_intervals() of the decision, in explore mode (empty otherwise, or when not monitored).
+  std::vector<double> table_interval_s;
 
   [[nodiscard]] std::vector<MonitorEntry> monitor_entries() const;
 };

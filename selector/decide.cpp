@@ -375,4 +375,17 @@ std::optional<double> predict_interval(const CallShape& shape, int table_index,
   }
 }
 
+std::vector<double> table_intervals(const CallShape& shape, const Decision& d,
+                                    const ModelSet& models,
+                                    const models::contention::Placement* placement) {
+  std::vector<double> out(d.table.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < d.table.size(); ++i) {
+    const CostEntry& e = d.table[i];
+    if (e.not_applicable || !std::isfinite(e.predicted_s)) continue;
+    out[i] = predict_interval(shape, static_cast<int>(i), e.params, models, placement)
+                 .value_or(std::numeric_limits<double>::quiet_NaN());
+  }
+  return out;
+}
+
 }  // namespace collsel

@@ -129,4 +129,11 @@ std::optional<double> predict_interval(const CallShape& shape, int table_index,
                                        const AlgoParams& params, const ModelSet& models,
                                        const models::contention::Placement* placement = nullptr);
 
+// predict_interval() of every entry of `d`'s table at its own parameters, NaN where the entry is
+// not applicable, has no finite prediction or no interval: what plan_adapt() ranks loops by and
+// what `collsel explain` shows, computed once for both.
+std::vector<double> table_intervals(const CallShape& shape, const Decision& d,
+                                    const ModelSet& models,
+                                    const models::contention::Placement* placement = nullptr);
+
 }  // namespace collsel

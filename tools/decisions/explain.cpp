@@ -205,23 +205,15 @@ Outcome explain(const Request& request) {
                               request.placement->node_of_rank.size(), request.placement->nodes(),
                               request.placement->max_ranks_per_node());
   }
-  e.decision = decide(request.shape, loaded->set(), policy,
-                      request.placement ? &*request.placement : nullptr);
-  for (std::size_t i = 0; i < e.decision.table.size(); ++i) {
-    const CostEntry& c = e.decision.table[i];
-    const std::optional<double> interval =
-        c.not_applicable ? std::nullopt
-                         : predict_interval(request.shape, static_cast<int>(i), c.params,
-                                            loaded->set(),
-                                            request.placement ? &*request.placement : nullptr);
-    e.interval_s.push_back(interval.value_or(kNaN));
-  }
+  const models::contention::Placement* placement =
+      request.placement ? &*request.placement : nullptr;
+  e.decision = decide(request.shape, loaded->set(), policy, placement);
   e.why = why_line(e.decision);
   const AdaptSettings& adapt = loaded->config.adapt;
+  AdaptPlan plan;
   if (adapt.mode == AdaptMode::explore) {
     e.explore = true;
-    const AdaptPlan plan = plan_adapt(request.shape, e.decision, adapt, loaded->set(), policy,
-                                      request.placement ? &*request.placement : nullptr, nullptr);
+    plan = plan_adapt(request.shape, e.decision, adapt, loaded->set(), policy, placement, nullptr);
     for (std::size_t r = 1; r < plan.ranking.size(); ++r) {
       const RankedEntry& entry = plan.ranking[r];
       if (entry.variant_of >= 0) continue;  // a segment variant: tried after, only if kept
@@ -232,6 +224,10 @@ Outcome explain(const Request& request) {
       }
     }
   }
+  // The intervals the plan ranked loops by, when it computed them; the same function otherwise.
+  e.interval_s = plan.table_interval_s.size() == e.decision.table.size()
+                     ? std::move(plan.table_interval_s)
+                     : table_intervals(request.shape, e.decision, loaded->set(), placement);
   out.explanation = std::move(e);
   return out;
 }
