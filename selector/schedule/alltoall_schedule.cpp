@@ -23,6 +23,12 @@ bool nothing_to_send(const CallShape& call) { return call.comm_size <= 1 || call
 
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
+int bruck_rounds(int n) {
+  int count = 0;
+  while ((1 << count) < n) ++count;
+  return count;
+}
+
 // Rounds 1..rounds of n messages each, message (r, t) at index (t-1) n + r, sent by r to
 // to(r, t) with bytes(t), after its own message and the message it received in round
 // t - lag (when t > lag), whose sender is from(r, t - lag).
@@ -77,13 +83,24 @@ Schedule alltoall_windowed(const CallShape& call, const AlgoParams& params) {
 
 Schedule alltoall_bruck(const CallShape& call, const AlgoParams&) {
   const int n = call.comm_size;
-  int count = 0;
-  while ((1 << count) < n) ++count;
+  const int count = bruck_rounds(n);
   // Round t here is Bruck's round j = t-1, distance d = 2^j.
   return rounds(
       call, count, 1, [n](int r, int t) { return mod(r + (1 << (t - 1)), n); },
       [n](int r, int t) { return mod(r - (1 << (t - 1)), n); },
       [&call, n](int t) { return models::alltoall::bruck_round_blocks(n, t - 1) * call.bytes; });
+}
+
+std::uint64_t alltoall_exchange_size(const CallShape& call, const AlgoParams&) {
+  if (nothing_to_send(call)) return 0;
+  const auto n = static_cast<std::uint64_t>(call.comm_size);
+  return n * (n - 1);
+}
+
+std::uint64_t alltoall_bruck_size(const CallShape& call, const AlgoParams&) {
+  if (nothing_to_send(call)) return 0;
+  return static_cast<std::uint64_t>(call.comm_size) *
+         static_cast<std::uint64_t>(bruck_rounds(call.comm_size));
 }
 
 }  // namespace collsel::schedule

@@ -2,6 +2,8 @@
 // contention simulator (models/contention/schedule.hpp). Pure: no MPI.
 #pragma once
 
+#include <cstdint>
+
 #include "models/contention/schedule.hpp"
 #include "selector/algo_params.hpp"
 #include "selector/collective.hpp"
@@ -16,5 +18,12 @@ models::contention::Schedule alltoall_pairwise(const CallShape& call, const Algo
 models::contention::Schedule alltoall_all_at_once(const CallShape& call, const AlgoParams& params);
 models::contention::Schedule alltoall_windowed(const CallShape& call, const AlgoParams& params);
 models::contention::Schedule alltoall_bruck(const CallShape& call, const AlgoParams& params);
+
+// Their message counts, without building them: P (P - 1) for the four exchanges, P ceil(log2 P)
+// for Bruck's (0 where they send nothing). decide() refuses a schedule over its cap by these; at
+// P = 1024 building the exchanges' million messages only to refuse them cost `collsel explain`
+// and a new shape in explore mode 0.7 s (docs/BENCHMARKS.md, "What a decision costs").
+std::uint64_t alltoall_exchange_size(const CallShape& call, const AlgoParams& params);
+std::uint64_t alltoall_bruck_size(const CallShape& call, const AlgoParams& params);
 
 }  // namespace collsel::schedule

@@ -145,6 +145,8 @@ TEST(Schedule, EveryGivenMessageCountIsTheSchedules) {
     }
   }
   EXPECT_NE(find_algorithm(Collective::bcast, "bcast.scatter_allgather")->schedule_size, nullptr);
+  // Every All-to-All: the exchanges' P (P - 1) messages are what a cap must refuse unbuilt.
+  for (const auto& a : catalog(Collective::alltoall)) EXPECT_NE(a.schedule_size, nullptr) << a.name;
 }
 
 // Two gaps (docs/MODELS.md): a message is unposted (the stream pair) when its receiver is not
