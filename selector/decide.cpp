@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "models/plogp/bcast.hpp"
+
 namespace collsel {
 namespace {
 
@@ -94,8 +96,7 @@ std::optional<contention::Schedule> bounded_schedule(const AlgorithmView& algori
   // the All-to-All schedules only to find them too long cost 0.2 s (docs/BENCHMARKS.md, "At
   // scale").
   const auto P = static_cast<std::size_t>(shape.comm_size);
-  std::size_t rounds = 0;
-  while ((std::size_t{1} << rounds) < P) ++rounds;
+  const auto rounds = static_cast<std::size_t>(models::plogp::ceil_log2(P));
   const std::size_t fewest = shape.coll == Collective::alltoall ? P * rounds : P - 1;
   if (fewest > cap) return refuse();
   // An algorithm that counts its messages: scatter_allgather's (P-1)^2 at P = 1024 were a
@@ -378,12 +379,12 @@ std::optional<double> predict_interval(const CallShape& shape, int table_index,
 std::vector<double> table_intervals(const CallShape& shape, const Decision& d,
                                     const ModelSet& models,
                                     const models::contention::Placement* placement) {
-  std::vector<double> out(d.table.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> out(d.table.size(), kNaN);
   for (std::size_t i = 0; i < d.table.size(); ++i) {
     const CostEntry& e = d.table[i];
     if (e.not_applicable || !std::isfinite(e.predicted_s)) continue;
     out[i] = predict_interval(shape, static_cast<int>(i), e.params, models, placement)
-                 .value_or(std::numeric_limits<double>::quiet_NaN());
+                 .value_or(kNaN);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "selector/schedule/alltoall_schedule.hpp"
 
 #include "models/alltoall/contention.hpp"
+#include "models/plogp/bcast.hpp"
 
 namespace collsel::schedule {
 namespace {
@@ -22,12 +23,6 @@ using models::contention::Schedule;
 bool nothing_to_send(const CallShape& call) { return call.comm_size <= 1 || call.bytes == 0; }
 
 int mod(int a, int n) { return ((a % n) + n) % n; }
-
-int bruck_rounds(int n) {
-  int count = 0;
-  while ((1 << count) < n) ++count;
-  return count;
-}
 
 // Rounds 1..rounds of n messages each, message (r, t) at index (t-1) n + r, sent by r to
 // to(r, t) with bytes(t), after its own message and the message it received in round
@@ -83,7 +78,7 @@ Schedule alltoall_windowed(const CallShape& call, const AlgoParams& params) {
 
 Schedule alltoall_bruck(const CallShape& call, const AlgoParams&) {
   const int n = call.comm_size;
-  const int count = bruck_rounds(n);
+  const int count = models::plogp::ceil_log2(static_cast<std::uint64_t>(n));
   // Round t here is Bruck's round j = t-1, distance d = 2^j.
   return rounds(
       call, count, 1, [n](int r, int t) { return mod(r + (1 << (t - 1)), n); },
@@ -100,7 +95,8 @@ std::uint64_t alltoall_exchange_size(const CallShape& call, const AlgoParams&) {
 std::uint64_t alltoall_bruck_size(const CallShape& call, const AlgoParams&) {
   if (nothing_to_send(call)) return 0;
   return static_cast<std::uint64_t>(call.comm_size) *
-         static_cast<std::uint64_t>(bruck_rounds(call.comm_size));
+         static_cast<std::uint64_t>(
+             models::plogp::ceil_log2(static_cast<std::uint64_t>(call.comm_size)));
 }
 
 }  // namespace collsel::schedule
