@@ -275,15 +275,20 @@ bool ShapeMonitor::record(double local_s, double gap_s) {
     ++outcome_.explore_calls;
     ++trial_call_;
     // The first trial call alone decides whether the runner-up is worth its other calls; the
-    // mean then covers the others (the first carries the switch's one-off costs). A pipeline in
-    // a loop also leaves out the call after each agreement: the agreement drained the loop's
-    // overlap, and that call refills it (on simulated gige, Bcast 64 KiB, chain_segmented's 3
-    // calls after the first averaged 1.57 ms where its loop runs at 0.87; the call after a
-    // doubled trial's agreement took 2.9 ms again, and the segment variant was judged unclear
-    // for 16 calls).
+    // mean then covers the others (the first carries the switch's one-off costs).
+    // A pipeline in a loop (a segment variant, or a runner-up tried for its interval) has no
+    // first-call agreement: an agreement drains the loop's overlap, and the call after it
+    // refills it, so that call is left out instead, here and after a doubled trial's agreement.
+    // On simulated gige, Bcast 64 KiB, chain_segmented's first call took 2.9 ms where its loop
+    // runs at 0.87, and the call after a first-call agreement took 2.9 ms again: judging the
+    // first call cost every such trial two slow calls, for an early exit that then had to be
+    // held against the incumbent's time and not the loop's (a wrong model's Bcast 64 KiB over
+    // 200 calls: +19.0 -> +16.0 % of the best fixed algorithm, 19 -> 16 trial calls).
+    const bool refills = refills_after_agreement();
     if (trial_call_ == 1) reset_window();
-    if (trial_call_ != refill_call_ || !refills_after_agreement()) add_to_window(local_s, gap_s);
-    agree_pending_ = trial_call_ == 1 || trial_call_ == trial_limit_;
+    const bool left_out = refills && (trial_call_ == 1 || trial_call_ == refill_call_);
+    if (!left_out) add_to_window(local_s, gap_s);
+    agree_pending_ = (trial_call_ == 1 && !refills) || trial_call_ == trial_limit_;
     return agree_pending_;
   }
   if (skip_next_) {
@@ -382,27 +387,9 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     // against the incumbent, or it is slower than an accepted one: neither longer trial nor
     // final choice).
     const bool first_call = trial_call_ == 1 && trial_call_ < trial_limit_;
-    // A pipeline in a loop (a runner-up tried for its interval alone, or a segment variant) pays
-    // its whole latency on its first call, before its calls overlap, so that call is not held
-    // against a time per call of a loop, which an accepted runner-up's is: only against the
-    // incumbent's (simulated gige, gaps / 3, Bcast 64 KiB: chain_segmented at 6144 bytes took
-    // 2.9 ms on its first call and loops at 0.9, and was abandoned against split_binary's variant
-    // accepted at 1.4). A runner-up tried for its interval alone also against its own prediction,
-    // scaled by what the model's choice measured against its own (when slower: a model found
-    // wrong on the shape is wrong about this runner-up's latency too; there chain_rendezvous was
-    // predicted 4.9 ms, its first call took 14.4, the choice 2.4x its own). Not a variant: its
-    // prediction differs from its parent's by the segment alone, and the 4x one of the same
-    // shape's Bcast 256 KiB (13.1 ms on its first call, 3.9 after, against the incumbent's 3.3)
-    // then ran its 5 calls for nothing.
-    const auto in = static_cast<std::size_t>(incumbent_);
-    const double model_error = std::max(1.0, outcome_.measured_s[in] / predicted(incumbent_));
-    double held_against_s = best_known_s();
-    if (refills_after_agreement()) held_against_s = outcome_.measured_s[in];
-    if (tried_for_interval()) {
-      held_against_s = std::max(
-          held_against_s, predicted(current_) * (std::isfinite(model_error) ? model_error : 1.0));
-    }
-    const double hopeless_s = settings_.abandon_factor * held_against_s;
+    // A pipeline in a loop has no first-call agreement (record()), so every first call judged
+    // here is one call alone, held against the best time per call known.
+    const double hopeless_s = settings_.abandon_factor * best_known_s();
     if (first_call && !(agreed.mean_s > hopeless_s)) {
       reset_window();
       return;
@@ -577,9 +564,9 @@ void ShapeMonitor::next_candidate() {
     return;
   }
   current_ = to_try_[next_try_++];
-  refill_call_ = 2;  // the call after the first call's agreement
-  // One call longer, so that as many calls are timed as in any other trial (and one at least).
-  if (refills_after_agreement()) trial_limit_ = std::max(trial_limit_, 2) + 1;
+  refill_call_ = 0;  // no agreement yet: a pipeline's first call is its only refill
+  // A pipeline in a loop leaves its first call out (record()): two calls at least, so one is timed.
+  if (refills_after_agreement()) trial_limit_ = std::max(trial_limit_, 2);
 }
 
 void ShapeMonitor::finish_exploring() {

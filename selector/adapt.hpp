@@ -291,8 +291,8 @@ class ShapeMonitor {
   // predicted one). Derived: back_to_back_ and the incumbent hold still while exploring.
   [[nodiscard]] bool tried_for_interval() const;
   // In a loop, the trial on hand is of a pipeline whose calls overlap (tried for its interval, or
-  // a segment variant): the call after each of its agreements refills the overlap the agreement
-  // drained, so it is not timed, and the trial is one call longer.
+  // a segment variant): its first call fills the pipeline and is neither agreed on nor timed (no
+  // early abandonment), and so is the call after a doubled trial's agreement, which refills it.
   [[nodiscard]] bool refills_after_agreement() const;
   // In a loop of back-to-back calls, entry i is predicted to repeat slower than the incumbent by
   // more than tie_margin: not tried, whatever else would try it.
@@ -332,7 +332,7 @@ class ShapeMonitor {
   bool skip_next_ = true;
   int trial_call_ = 0;
   int trial_limit_ = 0;  // the current runner-up's trial length: trial_calls, doubled while unclear
-  int refill_call_ = 0;  // the trial call right after its last agreement (not timed: see above)
+  int refill_call_ = 0;  // the trial call right after its doubling agreement (not timed: see above)
   std::vector<int> to_try_;  // ranking indices still to try while exploring
   // Per ranking entry: its trial ended faster than the incumbent clearly (hysteresis and
   // significance), or at max_trial_calls by more than the hysteresis.
