@@ -128,6 +128,14 @@ def settle(logdir):
     return seqs, runs[-1]
 
 
+def settled_after(seq):
+    """The calls before the last switch: from there on every call ran the final algorithm."""
+    if not seq:
+        return None
+    final = seq[-1][0]
+    return next(i for i in range(len(seq)) if all(a == final for a, _ in seq[i:]))
+
+
 def forced_runs(args, program, model, names, work, log):
     """Per shape, the total of each algorithm forced (adapt off), run once with the calibrated
     model. The model also sets a segmented algorithm's segment (and the windowed All-to-All's
@@ -183,7 +191,7 @@ def one_model(args, program, model, label, names, work, shared):
         star = 10 * sum(means.values()) + (args.calls - 10 * len(means)) * min(means.values())
         seq = seqs.get(shape, [])
         final = seq[-1][0] if seq else "?"
-        settled_at = next((i for i in range(len(seq)) if all(a == final for a, _ in seq[i:])), None)
+        settled_at = settled_after(seq)
         model_alg = seq[0][0] if seq else "?"
         rows.append({
             "model": label, "shape": shape, "calls": args.calls,
@@ -201,10 +209,12 @@ def one_model(args, program, model, label, names, work, shared):
 
 
 def repeated(args, program, models, out):
-    """--repeat R: the variants that decide the goals (the model alone, explore, learned, and the
-    best fixed algorithms named by --best), R rounds, interleaved so that a slow spell of the
-    test bed falls on every variant alike. Per round, explore's and learned's ratios to the best
-    fixed are taken within the round; the summary gives their medians with min and max."""
+    """--repeat R: the variants that decide the goals (the model alone, explore, learned, the
+    best fixed algorithms named by --best, and the MPI library's own collectives: MPICH on the
+    emulated cluster, SMPI's MPICH selector in simulation), R rounds, interleaved so that a slow
+    spell of the test bed falls on every variant alike. Per round, the ratios to the best fixed
+    are taken within the round; the summary gives their medians with min and max. The
+    STAR-style estimate needs every algorithm forced: the single run has it."""
     best_env = {"COLLSEL_ADAPT": "off"}
     for name in args.best.split(","):
         best_env[ENV_FORCE[name.split(".")[0]]] = name
@@ -212,11 +222,14 @@ def repeated(args, program, models, out):
     work = pathlib.Path(tempfile.mkdtemp(prefix="adapt-repeat-"))
     for r in range(args.repeat):
         log = lambda s: print(f"adapt_demo round {r + 1}/{args.repeat}: {s}", flush=True)
+        log("native-mpich")  # without the shim the model plays no part: one run per round
+        t = run(args, program, models[0][1], "native-mpich", {}, work / f"r{r}-native")
+        raw += [(r, "", "native", s, t[s], "", "", "") for s, _, _ in SHAPES]
         for label, model in models:
             tag = f"r{r}-{label.replace(' ', '')}"
             log(f"{label} model")
             t = run(args, program, model, "model", {"COLLSEL_ADAPT": "off"}, work / f"{tag}-m")
-            raw += [(r, label, "model", s, t[s], "", "") for s, _, _ in SHAPES]
+            raw += [(r, label, "model", s, t[s], "", "", "") for s, _, _ in SHAPES]
             log(f"{label} explore")
             t = run(args, program, model, "explore", {"COLLSEL_ADAPT": "explore"},
                     work / f"{tag}-x")
@@ -228,46 +241,50 @@ def repeated(args, program, models, out):
             for s, _, _ in SHAPES:
                 seq = seqs.get(s, [])
                 raw.append((r, label, "explore", s, t[s], seq[-1][0] if seq else "?",
-                            sum(1 for _, rung in seq if rung == "explore")))
+                            sum(1 for _, rung in seq if rung == "explore"), settled_after(seq)))
             log(f"{label} learned")
             t = run(args, program, model, "learned",
                     {"COLLSEL_ADAPT": "explore",
                      "COLLSEL_LEARNED": str(explore_run / "learned.toml")},
                     work / f"{tag}-l")
-            raw += [(r, label, "learned", s, t[s], "", "") for s, _, _ in SHAPES]
+            raw += [(r, label, "learned", s, t[s], "", "", "") for s, _, _ in SHAPES]
         log("best fixed " + args.best)
         t = run(args, program, models[0][1], "best", best_env, work / f"r{r}-best")
-        raw += [(r, "", "best", s, t[s], "", "") for s, _, _ in SHAPES]
+        raw += [(r, "", "best", s, t[s], "", "", "") for s, _, _ in SHAPES]
     shutil.rmtree(work, ignore_errors=True)
     stem = out / f"{args.platform}-P{args.n}-repeat{args.repeat}"
     with open(stem.with_suffix(".csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["round", "model", "variant", "shape", "total_s", "explore_final",
-                    "explore_trial_calls"])
+                    "explore_trial_calls", "explore_settled_after_calls"])
         w.writerows(raw)
-    best = {(r, s): t for r, _, v, s, t, _, _ in raw if v == "best"}
+    best = {(r, s): t for r, _, v, s, t, *_ in raw if v == "best"}
+    native = {(r, s): t for r, _, v, s, t, *_ in raw if v == "native"}
     med = statistics.median
     spread = lambda xs: f"{med(xs):+.1f} % [{min(xs):+.1f}, {max(xs):+.1f}]"
     lines = [f"Medians over {args.repeat} interleaved rounds [min, max]; ratios to the best fixed "
              f"({args.best}) of the same round.", "",
-             "| model | shape | best fixed | model alone vs best | explore vs best | "
-             "learned vs best | explore vs model alone | explore trials |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| model | shape | best fixed | MPICH native vs best | model alone vs best | "
+             "explore vs best | learned vs best | explore vs model alone | explore trials, "
+             "settled after (calls) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for label, _ in models:
         for s, _, _ in SHAPES:
-            by = lambda v: {r: t for r, l, vv, ss, t, _, _ in raw
+            by = lambda v: {r: t for r, l, vv, ss, t, *_ in raw
                             if l == label and vv == v and ss == s}
             m, x, ln = by("model"), by("explore"), by("learned")
             rel = lambda d, ref: [100 * (d[r] / ref[r] - 1) for r in sorted(d)]
             bref = {r: best[(r, s)] for r in x}
-            trials = [n for r, l, v, ss, _, _, n in raw
-                      if l == label and v == "explore" and ss == s]
-            finals = sorted({a for r, l, v, ss, _, a, _ in raw
-                             if l == label and v == "explore" and ss == s})
+            nat = {r: native[(r, s)] for r in x}
+            mine = [row for row in raw if row[1] == label and row[2] == "explore" and row[3] == s]
+            trials = "/".join(str(row[6]) for row in mine)
+            settled = "/".join(str(row[7]) for row in mine)
+            finals = sorted({row[5] for row in mine})
             lines.append(f"| {label} | {s} | {med(list(bref.values())):.3f} s | "
+                         f"{spread(rel(nat, bref))} | "
                          f"{spread(rel(m, bref))} | {spread(rel(x, bref))} | "
                          f"{spread(rel(ln, bref))} | "
-                         f"{spread(rel(x, m))} | {'/'.join(map(str, trials))} "
+                         f"{spread(rel(x, m))} | {trials}, {settled} "
                          f"({', '.join(finals)}) |")
     stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

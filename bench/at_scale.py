@@ -380,7 +380,7 @@ def stale_points(args):
                         r["variant"])] = r
     for (platform, P, ppn, coll, size, variant), r in sorted(latest.items()):
         if (platform not in args.platforms or P not in args.ranks or ppn not in args.ppn
-                or coll not in args.colls):
+                or coll not in args.colls or (args.max_bytes is not None and size > args.max_bytes)):
             continue
         if variant != "auto" and ppn == 1:
             continue  # without shared nodes the closed forms are the choice itself
@@ -569,7 +569,7 @@ def main():
                         help="extend: the collsel algorithms to measure at every point of the "
                              "plan that has a collsel run (a new algorithm)")
     parser.add_argument("--max-bytes", type=int,
-                        help="run, --skipped: only the sizes up to this many bytes")
+                        help="run, rechoose, --skipped: only the sizes up to this many bytes")
     parser.add_argument("--selectors-only", action="store_true",
                         help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
     parser.add_argument("--changed", type=lambda s: s.split(","), default=[],

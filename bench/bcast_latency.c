@@ -2,7 +2,9 @@
    per-call time over the batches in nanoseconds, as "bcast_latency_ns median=.. min=.. max=..".
    Run it with and without LD_PRELOAD=libcollsel.so (bench/shim_overhead.sh does, interleaved).
    A third argument "allreduce" times a 1-int MPI_Allreduce instead, a collective collsel does not
-   serve but counts (bench/uncovered_cost.sh), and prints "allreduce_latency_ns ...". */
+   serve but counts (bench/uncovered_cost.sh), and prints "allreduce_latency_ns ...". A fourth
+   argument sets the warm-up's calls (default 1000): 0 times a shape's first calls too, where
+   [adapt]'s monitor agrees (its 8th, 64th and 512th: bench/monitor_cost.sh). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +22,12 @@ int main(int argc, char** argv) {
   const int batches = argc > 1 ? atoi(argv[1]) : 21;
   const int calls = argc > 2 ? atoi(argv[2]) : 20000;
   const int allreduce = argc > 3 && strcmp(argv[3], "allreduce") == 0;
+  const int warmup = argc > 4 ? atoi(argv[4]) : 1000;
   char byte = 0;
   int one = 1, sum = 0;
   double* per_call = malloc(sizeof(double) * (size_t)batches);
-  for (int b = -1; b < batches; ++b) { /* batch -1: the warm-up */
-    const int n = b < 0 ? 1000 : calls;
+  for (int b = warmup > 0 ? -1 : 0; b < batches; ++b) { /* batch -1: the warm-up */
+    const int n = b < 0 ? warmup : calls;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (allreduce) {
