@@ -233,6 +233,12 @@ Schedule bcast_split_binary(const CallShape& call, const AlgoParams& params) {
                                .split = true});
 }
 
+std::uint64_t bcast_segmented_tree_size(const CallShape& call, const AlgoParams& params) {
+  if (call.comm_size <= 1 || call.bytes == 0) return 0;
+  return static_cast<std::uint64_t>(call.comm_size - 1) *
+         segment_count(call.bytes, params.segment_bytes);
+}
+
 std::uint64_t bcast_split_binary_size(const CallShape& call, const AlgoParams& params) {
   const int size = call.comm_size;
   if (size <= 1 || call.bytes == 0) return 0;

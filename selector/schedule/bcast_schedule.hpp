@@ -45,6 +45,10 @@ models::contention::Schedule bcast_binomial_segmented(const CallShape& call,
 // (or, at s = 0, its chunks from the scatter).
 models::contention::Schedule bcast_scatter_allgather(const CallShape& call,
                                                      const AlgoParams& params);
+// The segmented flat, chain and binomial trees' message count: every non-root vrank receives
+// every segment once, (P - 1) x segments. At P = 1024 a 1 MiB message in 8 KiB segments is
+// 130,944 messages, past the repetition interval's cap: decide() need not build it to refuse it.
+std::uint64_t bcast_segmented_tree_size(const CallShape& call, const AlgoParams& params);
 // Mirrors bcast::split_binary: tree_broadcast on level_binary, split, with params.segment_bytes.
 models::contention::Schedule bcast_split_binary(const CallShape& call, const AlgoParams& params);
 // Its message count: every non-root vrank's half in segments, plus P - 1 swaps. At P = 1024 a

@@ -137,14 +137,25 @@ TEST(Schedule, EveryGivenMessageCountIsTheSchedules) {
       if (a.schedule_size == nullptr) continue;
       for (int size : {1, 2, 7, 65, 100}) {
         for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1000}}) {
-          const CallShape call{c, size, bytes, 0};
-          EXPECT_EQ(a.schedule_size(call, {}), a.schedule(call, {}).messages.size())
-              << a.name << " P=" << size << " bytes=" << bytes;
+          // Whole, and (segmented ones) in 7 segments, the last one short.
+          for (std::uint64_t segment : {std::uint64_t{0}, std::uint64_t{150}}) {
+            if (segment > 0 && !a.segmented) continue;
+            const CallShape call{c, size, bytes, 0};
+            const AlgoParams params{.segment_bytes = segment};
+            EXPECT_EQ(a.schedule_size(call, params), a.schedule(call, params).messages.size())
+                << a.name << " P=" << size << " bytes=" << bytes << " segment=" << segment;
+          }
         }
       }
     }
   }
   EXPECT_NE(find_algorithm(Collective::bcast, "bcast.scatter_allgather")->schedule_size, nullptr);
+  // Every segmented Bcast: at P = 1024 their (P - 1) x segments are what a cap must refuse unbuilt.
+  for (const auto& a : catalog(Collective::bcast)) {
+    if (a.segmented) {
+      EXPECT_NE(a.schedule_size, nullptr) << a.name;
+    }
+  }
   // Every All-to-All: the exchanges' P (P - 1) messages are what a cap must refuse unbuilt.
   for (const auto& a : catalog(Collective::alltoall)) EXPECT_NE(a.schedule_size, nullptr) << a.name;
 }
