@@ -88,7 +88,9 @@ MAX_VARIANT_WALL_S = 30  # the default of --max-variant-wall
 FIXED_AT_1024 = {
     "bcast": ["bcast.binomial", "bcast.binomial_segmented", "bcast.chain_segmented"],
     "scatter": ["scatter.flat", "scatter.binomial"],
-    "alltoall": ["alltoall.pairwise", "alltoall.bruck", "alltoall.windowed"],
+    "alltoall": [
+        "alltoall.pairwise", "alltoall.bruck", "alltoall.windowed", "alltoall.mesh2d"
+    ],
 }
 
 

@@ -140,6 +140,29 @@ double bruck(const Contention& c, int n, std::uint64_t m) {
   return t + copied * c.copy_s_per_byte;
 }
 
+MeshGrid mesh_grid(int n) {
+  if (n <= 1) return {1, std::max(n, 1)};
+  int rows = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  while (rows * rows > n) --rows;  // sqrt's rounding
+  while (n % rows != 0) --rows;
+  return {rows, n / rows};
+}
+
+double mesh2d(const Contention& c, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  const MeshGrid g = mesh_grid(n);
+  const auto phase = [&c](int k, double bytes) {
+    if (k <= 0) return 0.0;
+    const double beta =
+        synthetic_beta(c.beta_free_s_per_byte, c.beta_contention_s_per_byte, rho_at(c, k));
+    return c.hockney.alpha_s + static_cast<double>(k) * bytes * beta;
+  };
+  const double mb = static_cast<double>(m);
+  const double copied = (2.0 * n + static_cast<double>(g.rows - 1) * g.cols) * mb;
+  return phase(g.cols - 1, g.rows * mb) + phase(g.rows - 1, g.cols * mb) +
+         copied * c.copy_s_per_byte;
+}
+
 double message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
   if (n <= 1 || m == 0) return 0.0;
   return rounds(n) * (p.send_overhead_s(m) + p.recv_overhead_s(m));
@@ -153,6 +176,15 @@ double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
     t += p.send_overhead_s(bytes) + p.recv_overhead_s(bytes);
   }
   return t;
+}
+
+double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  const MeshGrid g = mesh_grid(n);
+  const auto row_bytes = static_cast<std::uint64_t>(g.rows) * m;
+  const auto col_bytes = static_cast<std::uint64_t>(g.cols) * m;
+  return (g.cols - 1) * (p.send_overhead_s(row_bytes) + p.recv_overhead_s(row_bytes)) +
+         (g.rows - 1) * (p.send_overhead_s(col_bytes) + p.recv_overhead_s(col_bytes));
 }
 
 WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s) {

@@ -96,6 +96,21 @@ double bruck(const Contention& c, int n, std::uint64_t m);
 // Blocks Bruck's round j carries: how many of 0 .. n-1 have bit j set.
 std::uint64_t bruck_round_blocks(int n, int j);
 
+// alltoall.mesh2d's grid: rows x cols = n ranks, rows the largest divisor of n not above
+// sqrt(n) (1 when n is prime: one row, a single phase). Rank r sits in row r / cols, column
+// r % cols.
+struct MeshGrid {
+  int rows = 1;
+  int cols = 1;
+};
+MeshGrid mesh_grid(int n);
+// alltoall.mesh2d (Faraj and Yuan's 2-D mesh, packed): two phases, each with all its messages in
+// flight, charged like all_at_once on the phase: along the row, cols - 1 messages of rows m bytes
+// (the blocks bound for each column); along the column, rows - 1 messages of cols m bytes. A phase
+// with k messages of b bytes costs alpha + k b beta(rho(k)). Plus copies of
+// (2 n + (rows - 1) cols) m bytes (packing, the second phase's gathering, unpacking).
+double mesh2d(const Contention& c, int n, std::uint64_t m);
+
 // What one rank's CPU pays for the messages of any All-to-All schedule that exchanges one block
 // with every other rank: n - 1 sends and n - 1 receives, one after another, (n-1)(o_s(m) +
 // o_r(m)) from pLogP. Every schedule's prediction is floored by what its own messages cost
@@ -109,6 +124,9 @@ double message_overheads(const plogp::Params& p, int n, std::uint64_t m);
 // The same for Bruck's ceil(log2 n) packed messages: round j sends and receives one message of
 // bruck_round_blocks(n, j) m bytes.
 double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m);
+
+// The same for the mesh's cols - 1 messages of rows m bytes and rows - 1 of cols m bytes.
+double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m);
 
 struct WindowChoice {
   int window = 1;

@@ -13,5 +13,6 @@ int pairwise(const AlltoallCall& call, const AlgoParams& params);
 int all_at_once(const AlltoallCall& call, const AlgoParams& params);
 int windowed(const AlltoallCall& call, const AlgoParams& params);
 int bruck(const AlltoallCall& call, const AlgoParams& params);
+int mesh2d(const AlltoallCall& call, const AlgoParams& params);
 
 }  // namespace collsel::alltoall

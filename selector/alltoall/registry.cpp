@@ -67,7 +67,18 @@ std::optional<std::string> bruck_fits(const CallShape& s) {
   return std::nullopt;
 }
 
-constexpr std::array<Algorithm<AlltoallCall>, 5> kAlltoall{{
+// The mesh's messages carry max(rows, cols) packed blocks.
+std::optional<std::string> mesh2d_fits(const CallShape& s) {
+  const auto g = m::mesh_grid(s.comm_size);
+  const auto blocks = static_cast<std::uint64_t>(std::max(g.rows, g.cols));
+  if (s.bytes > 0 && blocks > static_cast<std::uint64_t>(INT_MAX) / s.bytes) {
+    return fmt::format("its largest message, {} x {} bytes, exceeds the {} bytes of an int count",
+                       blocks, s.bytes, INT_MAX);
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<Algorithm<AlltoallCall>, 6> kAlltoall{{
     {{"alltoall.direct_exchange",
       "n-1 rounds, round t sends to rank+t and receives from rank-t (seed 000 Algorithm 1)",
       floored<m::direct_exchange, m::message_overheads>, adapters::always, false,
@@ -92,6 +103,11 @@ constexpr std::array<Algorithm<AlltoallCall>, 5> kAlltoall{{
       floored<m::bruck, m::bruck_message_overheads>, bruck_fits, false, schedule::alltoall_bruck,
       schedule::alltoall_bruck_size},
      alltoall::bruck},
+    {{"alltoall.mesh2d",
+      "ranks as a rows x cols grid: all-at-once along the row, then along the column (Faraj, Yuan)",
+      floored<m::mesh2d, m::mesh2d_message_overheads>, mesh2d_fits, false,
+      schedule::alltoall_mesh2d, schedule::alltoall_mesh2d_size},
+     alltoall::mesh2d},
 }};
 
 }  // namespace

@@ -9,7 +9,13 @@
 //                    t-k and waits for it first: it follows exchange t-k's send and receive.
 //   bruck:           round j (d = 2^j) sends bruck_round_blocks(n, j) packed blocks to r+d and
 //                    receives as many from r-d (PMPI_Sendrecv); round j follows round j-1.
+//   mesh2d:          phase 1, every message free to go: rank (i, k) sends rows blocks to each
+//                    other rank of its row, to column k-t in round t; phase 2: cols blocks to
+//                    each other rank of its column, to row i-t in round t, each after all of the
+//                    rank's phase-1 sends and receives (one Waitall ends phase 1).
 #include "selector/schedule/alltoall_schedule.hpp"
+
+#include <vector>
 
 #include "models/alltoall/contention.hpp"
 #include "models/plogp/bcast.hpp"
@@ -86,6 +92,36 @@ Schedule alltoall_bruck(const CallShape& call, const AlgoParams&) {
       [&call, n](int t) { return models::alltoall::bruck_round_blocks(n, t - 1) * call.bytes; });
 }
 
+Schedule alltoall_mesh2d(const CallShape& call, const AlgoParams&) {
+  const int n = call.comm_size;
+  Schedule schedule{.ranks = n, .messages = {}};
+  if (nothing_to_send(call)) return schedule;
+  const auto [rows, cols] = models::alltoall::mesh_grid(n);
+  schedule.messages.reserve(static_cast<std::size_t>(alltoall_mesh2d_size(call, {})));
+  // Phase 1: message (r, t) at index (t - 1) n + r; rank r's receives are those whose dst is r.
+  std::vector<std::vector<int>> phase1(static_cast<std::size_t>(n));
+  for (int t = 1; t < cols; ++t) {
+    for (int r = 0; r < n; ++r) {
+      const int to = (r / cols) * cols + mod(r % cols - t, cols);
+      const int index = static_cast<int>(schedule.messages.size());
+      phase1[static_cast<std::size_t>(r)].push_back(index);
+      phase1[static_cast<std::size_t>(to)].push_back(index);
+      schedule.messages.push_back(
+          {.src = r, .dst = to, .bytes = static_cast<std::uint64_t>(rows) * call.bytes,
+           .after = {}});
+    }
+  }
+  for (int t = 1; t < rows; ++t) {
+    for (int r = 0; r < n; ++r) {
+      const int to = mod(r / cols - t, rows) * cols + r % cols;
+      schedule.messages.push_back({.src = r, .dst = to,
+                                   .bytes = static_cast<std::uint64_t>(cols) * call.bytes,
+                                   .after = phase1[static_cast<std::size_t>(r)]});
+    }
+  }
+  return schedule;
+}
+
 std::uint64_t alltoall_exchange_size(const CallShape& call, const AlgoParams&) {
   if (nothing_to_send(call)) return 0;
   const auto n = static_cast<std::uint64_t>(call.comm_size);
@@ -97,6 +133,13 @@ std::uint64_t alltoall_bruck_size(const CallShape& call, const AlgoParams&) {
   return static_cast<std::uint64_t>(call.comm_size) *
          static_cast<std::uint64_t>(
              models::plogp::ceil_log2(static_cast<std::uint64_t>(call.comm_size)));
+}
+
+std::uint64_t alltoall_mesh2d_size(const CallShape& call, const AlgoParams&) {
+  if (nothing_to_send(call)) return 0;
+  const auto [rows, cols] = models::alltoall::mesh_grid(call.comm_size);
+  return static_cast<std::uint64_t>(call.comm_size) *
+         static_cast<std::uint64_t>(rows - 1 + cols - 1);
 }
 
 }  // namespace collsel::schedule

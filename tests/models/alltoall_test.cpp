@@ -173,6 +173,36 @@ TEST(AlltoallSchedules, BruckModel) {
   EXPECT_EQ(bruck(c, 4, 0), 0.0);
 }
 
+TEST(AlltoallSchedules, MeshGridIsTheSquarestFactorisation) {
+  const std::pair<int, MeshGrid> cases[] = {{16, {4, 4}},  {12, {3, 4}},   {48, {6, 8}},
+                                            {100, {10, 10}}, {1024, {32, 32}}, {8, {2, 4}},
+                                            {7, {1, 7}},   {2, {1, 2}},    {1, {1, 1}},
+                                            {49, {7, 7}},  {99, {9, 11}}};
+  for (const auto& [n, grid] : cases) {
+    const MeshGrid g = mesh_grid(n);
+    EXPECT_EQ(g.rows, grid.rows) << n;
+    EXPECT_EQ(g.cols, grid.cols) << n;
+  }
+}
+
+TEST(AlltoallSchedules, Mesh2dModel) {
+  const Contention c = test_contention();
+  // n = 12 is 3 x 4. Along the row, 3 messages of 3 x 100 bytes, rho(3) = 0.7 x 2 / 14 = 0.1;
+  // along the column, 2 messages of 4 x 100 bytes, rho(2) = 0.05; copies of (24 + 2 x 4) x 100.
+  const double row = 1e-4 + 3 * 300 * synthetic_beta(1e-9, 1e-8, 0.1);
+  const double col = 1e-4 + 2 * 400 * synthetic_beta(1e-9, 1e-8, 0.05);
+  EXPECT_TRUE(same_seconds(mesh2d(c, 12, 100), row + col + 3200 * 2.5e-10));
+  // A prime n is one row: all_at_once's time plus the packing and unpacking.
+  EXPECT_TRUE(same_seconds(mesh2d(c, 7, 100), all_at_once(c, 7, 100) + 1400 * 2.5e-10));
+  EXPECT_EQ(mesh2d(c, 1, 100), 0.0);
+  EXPECT_EQ(mesh2d(c, 12, 0), 0.0);
+  // What the CPU pays: 3 sends and receives of 48 B, 2 of 64 B (linear_params' o_s and o_r).
+  const plogp::Params p = linear_params();
+  EXPECT_TRUE(same_seconds(mesh2d_message_overheads(p, 12, 16),
+                           3 * (0.2048e-6 + 0.3096e-6) + 2 * (0.2064e-6 + 0.3128e-6)));
+  EXPECT_EQ(mesh2d_message_overheads(p, 1, 16), 0.0);
+}
+
 TEST(AlltoallSchedules, BestWindowFollowsTheMessageSize) {
   const Contention c = test_contention();
   // Small messages: start-ups dominate, so everything in flight at once.

@@ -1,6 +1,7 @@
 # The differential test matrix, generated from the registry (STYLE.md 8.9 #32): one CTest test
-# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed. The list of algorithms is
-# produced at build time by list_algorithms and expanded into tests when CTest runs.
+# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed (and the mesh at 9 and 12). The
+# list of algorithms is produced at build time by list_algorithms and expanded into tests when
+# CTest runs.
 collsel_add_mpi_program(differential differential.cpp)
 target_link_libraries(differential PRIVATE collsel_mpi)
 
@@ -46,6 +47,17 @@ foreach(ranks 5 8)
     -genv COLLSEL_LOG_LEVEL off
     -genv COLLSEL_CONFIG /dev/null
     "$<TARGET_FILE:differential>" alltoall alltoall.windowed)
+  set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
+endforeach()
+# The matrix's P up to 8 gives the mesh one or two rows; 9 and 12 give it three (3 x 3, 3 x 4).
+foreach(ranks 9 12)
+  set(name "differential.alltoall.mesh2d.P${ranks}")
+  add_test("${name}" "@TIMEOUT@" 600 "@MPIEXEC@" -n ${ranks}
+    -genv LD_PRELOAD "$<TARGET_FILE:collsel>"
+    -genv COLLSEL_FORCE_ALLTOALL alltoall.mesh2d
+    -genv COLLSEL_LOG_LEVEL off
+    -genv COLLSEL_CONFIG /dev/null
+    "$<TARGET_FILE:differential>" alltoall alltoall.mesh2d)
   set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
 endforeach()
 ]=])

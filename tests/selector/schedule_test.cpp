@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/alltoall/contention.hpp"
 #include "selector/catalog.hpp"
 #include "selector/schedule/alltoall_schedule.hpp"
 #include "selector/schedule/bcast_schedule.hpp"
@@ -653,6 +654,7 @@ int effective_window(int window, int size) {
 TEST(AlltoallSchedule, EveryRankReceivesWhatTheAlgorithmMoves) {
   for (const auto& a : catalog(Collective::alltoall)) {
     const bool bruck = a.name == "alltoall.bruck";
+    const bool mesh = a.name == "alltoall.mesh2d";
     for (int size : kSizes) {
       for (std::uint64_t bytes : kBytes) {
         for (int window : kWindows) {
@@ -662,13 +664,15 @@ TEST(AlltoallSchedule, EveryRankReceivesWhatTheAlgorithmMoves) {
           const Schedule s = a.schedule(call, params);
           expect_well_formed(s, size, what);
           if (bytes == 0 || size == 1) continue;
-          const std::uint64_t moved = bruck ? bruck_blocks(size) * bytes : at(size - 1) * bytes;
+          const auto [rows, cols] = models::alltoall::mesh_grid(size);
+          std::uint64_t moved = bruck ? bruck_blocks(size) * bytes : at(size - 1) * bytes;
+          if (mesh) moved = at((cols - 1) * rows + (rows - 1) * cols) * bytes;
           const Totals totals(s);
           for (int r = 0; r < size; ++r) {
             EXPECT_EQ(totals.in[at(r)], moved) << what << " rank " << r;
             EXPECT_EQ(totals.out[at(r)], moved) << what << " rank " << r;
           }
-          if (!bruck) {
+          if (!bruck && !mesh) {
             // one block from every other rank
             std::set<std::pair<int, int>> pairs;
             for (const Message& m : s.messages) {
@@ -684,6 +688,7 @@ TEST(AlltoallSchedule, EveryRankReceivesWhatTheAlgorithmMoves) {
             rounds = (size - 1 + k - 1) / k;
           }
           if (bruck) rounds = ceil_log2(size);
+          if (mesh) rounds = rows == 1 ? 1 : 2;
           EXPECT_EQ(depth(s), rounds) << what;
         }
       }
@@ -780,6 +785,39 @@ TEST(AlltoallSchedule, BruckSendsThePackedRoundSizes) {
       EXPECT_EQ(m.dst, (m.src + (1 << j)) % n);
     }
   }
+}
+
+TEST(AlltoallSchedule, MeshGoesAlongTheRowThenAlongTheColumn) {
+  const int n = 12, rows = 3, cols = 4;
+  const Schedule s = alltoall_mesh2d({Collective::alltoall, n, 10, 0}, {});
+  ASSERT_EQ(s.messages.size(), at(n * (cols - 1 + rows - 1)));
+  EXPECT_EQ(alltoall_mesh2d_size({Collective::alltoall, n, 10, 0}, {}), s.messages.size());
+  const std::size_t first = at(n * (cols - 1));
+  for (std::size_t i = 0; i < s.messages.size(); ++i) {
+    const Message& m = s.messages[i];
+    const int t = static_cast<int>(i < first ? i : i - first) / n + 1;
+    if (i < first) {  // the row's rows-block messages, all free to go, to column k - t
+      EXPECT_EQ(m.dst / cols, m.src / cols);
+      EXPECT_EQ(m.dst % cols, (m.src % cols - t + cols) % cols);
+      EXPECT_EQ(m.bytes, at(rows) * 10);
+      EXPECT_TRUE(m.after.empty());
+      continue;
+    }
+    // the column's cols-block messages, to row i - t, after all of the rank's phase-1 messages
+    EXPECT_EQ(m.dst % cols, m.src % cols);
+    EXPECT_EQ(m.dst / cols, (m.src / cols - t + rows) % rows);
+    EXPECT_EQ(m.bytes, at(cols) * 10);
+    ASSERT_EQ(m.after.size(), at(2 * (cols - 1)));
+    for (int a : m.after) {
+      const Message& p = s.messages[at(a)];
+      EXPECT_LT(at(a), first);
+      EXPECT_TRUE(p.src == m.src || p.dst == m.src);
+    }
+  }
+  // A prime P is one row: one phase, every message free.
+  const Schedule prime = alltoall_mesh2d({Collective::alltoall, 7, 10, 0}, {});
+  EXPECT_EQ(prime.messages.size(), 42u);
+  EXPECT_EQ(depth(prime), 1);
 }
 
 TEST(AlltoallSchedule, SixtyFourRanksStayCheap) {

@@ -34,6 +34,9 @@ constexpr std::string_view kBasicLinear =
 constexpr std::string_view kPairwiseXor =
     "MPICH's pairwise is this exchange, except that on 2^k ranks it pairs rank XOR t "
     "(alltoall.pairwise)";
+constexpr std::string_view kNoMesh =
+    "no library has a 2-D mesh All-to-All: Bruck's, which also forwards small blocks through "
+    "other ranks to send fewer messages";
 constexpr std::string_view kScatteredBatches =
     "scattered posts MPIR_CVAR_ALLTOALL_THROTTLE exchanges (default 32) per batch: all at once "
     "up to 33 ranks";
@@ -127,6 +130,8 @@ constexpr Mapping kMappings[] = {
      "limit)"},
     {"alltoall.bruck", "MPIR_Alltoall_intra_brucks", "", 0, false, "MPIR_Alltoall_intra_brucks",
      "", modified_bruck, 0, false, false, "", "", ""},
+    {"alltoall.mesh2d", "MPIR_Alltoall_intra_brucks", "", 0, false, "MPIR_Alltoall_intra_brucks",
+     "", modified_bruck, 0, false, false, kNoMesh, kNoMesh, kNoMesh},
 };
 // clang-format on
 
