@@ -50,8 +50,8 @@ TEST(Registry, CoversTheTablesOfSeed001) {
   EXPECT_EQ(scatter_registry().size(), 3u);
 }
 
-// Issue 5: direct exchange (seed 000 Algorithm 1), every message at once, pairwise, windowed, Bruck;
-// issue 14: the 2-D mesh, which SMPI's own showed collsel lacked for small blocks.
+// Issue 5: direct exchange (seed 000 Algorithm 1), every message at once, pairwise, windowed,
+// Bruck; issue 14: the 2-D mesh, which SMPI's own showed collsel lacked for small blocks.
 TEST(Registry, CoversTheAlltoallSchedules) {
   for (const char* name : {"alltoall.direct_exchange", "alltoall.all_at_once", "alltoall.pairwise",
                            "alltoall.windowed", "alltoall.bruck", "alltoall.mesh2d"}) {
