@@ -218,7 +218,10 @@ def section_lacks(points, lines):
     with_own = defaultdict(int)  # (platform, ppn, P) -> points where SMPI's own algorithms ran
     for k, point in points.items():
         a = analyse(point)
-        if not (a["smpi_best"] and a["best_fixed"]):
+        # Only where collsel's own job ran (its choice was measured): an algorithm added later
+        # (at_scale.py extend) also runs where that job stopped early, and alone it is not
+        # "collsel's best".
+        if not (a["smpi_best"] and a["best_fixed"] and a["auto"]):
             continue
         total += 1
         if a["smpi_algorithms"]:
