@@ -29,6 +29,9 @@ struct CallShape {
   std::uint64_t bytes = 0;
   int root = 0;
 
+  // No algorithm sends anything: one rank, or 0 bytes. Schedules are empty and count 0 messages.
+  [[nodiscard]] bool moves_nothing() const { return comm_size <= 1 || bytes == 0; }
+
   friend bool operator==(const CallShape&, const CallShape&) = default;
 };
 

@@ -26,8 +26,6 @@ namespace {
 using models::contention::Message;
 using models::contention::Schedule;
 
-bool nothing_to_send(const CallShape& call) { return call.comm_size <= 1 || call.bytes == 0; }
-
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
 // Rounds 1..rounds of n messages each, message (r, t) at index (t-1) n + r, sent by r to
@@ -37,7 +35,7 @@ template <class To, class From, class Bytes>
 Schedule rounds(const CallShape& call, int count, int lag, To to, From from, Bytes bytes) {
   const int n = call.comm_size;
   Schedule schedule{.ranks = n, .messages = {}};
-  if (nothing_to_send(call)) return schedule;
+  if (call.moves_nothing()) return schedule;
   schedule.messages.reserve(static_cast<std::size_t>(count) * static_cast<std::size_t>(n));
   const auto index = [n](int r, int t) { return (t - 1) * n + r; };
   for (int t = 1; t <= count; ++t) {
@@ -95,7 +93,7 @@ Schedule alltoall_bruck(const CallShape& call, const AlgoParams&) {
 Schedule alltoall_mesh2d(const CallShape& call, const AlgoParams&) {
   const int n = call.comm_size;
   Schedule schedule{.ranks = n, .messages = {}};
-  if (nothing_to_send(call)) return schedule;
+  if (call.moves_nothing()) return schedule;
   const auto [rows, cols] = models::alltoall::mesh_grid(n);
   schedule.messages.reserve(static_cast<std::size_t>(alltoall_mesh2d_size(call, {})));
   // Phase 1: message (r, t) at index (t - 1) n + r; rank r's receives are those whose dst is r.
@@ -123,20 +121,20 @@ Schedule alltoall_mesh2d(const CallShape& call, const AlgoParams&) {
 }
 
 std::uint64_t alltoall_exchange_size(const CallShape& call, const AlgoParams&) {
-  if (nothing_to_send(call)) return 0;
+  if (call.moves_nothing()) return 0;
   const auto n = static_cast<std::uint64_t>(call.comm_size);
   return n * (n - 1);
 }
 
 std::uint64_t alltoall_bruck_size(const CallShape& call, const AlgoParams&) {
-  if (nothing_to_send(call)) return 0;
+  if (call.moves_nothing()) return 0;
   return static_cast<std::uint64_t>(call.comm_size) *
          static_cast<std::uint64_t>(
              models::plogp::ceil_log2(static_cast<std::uint64_t>(call.comm_size)));
 }
 
 std::uint64_t alltoall_mesh2d_size(const CallShape& call, const AlgoParams&) {
-  if (nothing_to_send(call)) return 0;
+  if (call.moves_nothing()) return 0;
   const auto [rows, cols] = models::alltoall::mesh_grid(call.comm_size);
   return static_cast<std::uint64_t>(call.comm_size) *
          static_cast<std::uint64_t>(rows - 1 + cols - 1);

@@ -192,7 +192,7 @@ Schedule tree(TreeShape shape, const CallShape& call, std::uint64_t segment_byte
 }  // namespace
 
 Schedule tree_broadcast(const CallShape& call, const TreeBroadcast& options) {
-  if (call.comm_size <= 1 || call.bytes == 0) return {.ranks = call.comm_size, .messages = {}};
+  if (call.moves_nothing()) return {.ranks = call.comm_size, .messages = {}};
   return TreeBroadcastBuilder(call, options).build();
 }
 
@@ -234,7 +234,7 @@ Schedule bcast_split_binary(const CallShape& call, const AlgoParams& params) {
 }
 
 std::uint64_t bcast_segmented_tree_size(const CallShape& call, const AlgoParams& params) {
-  if (call.comm_size <= 1 || call.bytes == 0) return 0;
+  if (call.moves_nothing()) return 0;
   return static_cast<std::uint64_t>(call.comm_size - 1) *
          segment_count(call.bytes, params.segment_bytes);
 }
@@ -253,7 +253,7 @@ std::uint64_t bcast_split_binary_size(const CallShape& call, const AlgoParams& p
 }
 
 std::uint64_t bcast_scatter_allgather_size(const CallShape& call, const AlgoParams&) {
-  if (call.comm_size <= 1 || call.bytes == 0) return 0;
+  if (call.moves_nothing()) return 0;
   const auto hops = static_cast<std::uint64_t>(call.comm_size - 1);
   return hops + hops * hops;
 }

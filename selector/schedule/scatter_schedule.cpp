@@ -18,8 +18,6 @@ namespace {
 using models::contention::Message;
 using models::contention::Schedule;
 
-bool nothing_to_send(const CallShape& call) { return call.comm_size <= 1 || call.bytes == 0; }
-
 int emit(Schedule& schedule, const CallShape& call, int from, int to, std::uint64_t blocks,
          std::vector<int> after) {
   schedule.messages.push_back({.src = to_rank(from, call.root, call.comm_size),
@@ -33,14 +31,14 @@ int emit(Schedule& schedule, const CallShape& call, int from, int to, std::uint6
 
 Schedule scatter_flat(const CallShape& call, const AlgoParams&) {
   Schedule schedule{.ranks = call.comm_size, .messages = {}};
-  if (nothing_to_send(call)) return schedule;
+  if (call.moves_nothing()) return schedule;
   for (int v = 1; v < call.comm_size; ++v) emit(schedule, call, 0, v, 1, {});
   return schedule;
 }
 
 Schedule scatter_chain(const CallShape& call, const AlgoParams&) {
   Schedule schedule{.ranks = call.comm_size, .messages = {}};
-  if (nothing_to_send(call)) return schedule;
+  if (call.moves_nothing()) return schedule;
   const int size = call.comm_size;
   int received = emit(schedule, call, 0, 1, static_cast<std::uint64_t>(size - 1), {});
   for (int v = 1; v + 1 < size; ++v) {
@@ -51,7 +49,7 @@ Schedule scatter_chain(const CallShape& call, const AlgoParams&) {
 
 Schedule scatter_binomial(const CallShape& call, const AlgoParams&) {
   Schedule schedule{.ranks = call.comm_size, .messages = {}};
-  if (nothing_to_send(call)) return schedule;
+  if (call.moves_nothing()) return schedule;
   const int size = call.comm_size;
   std::vector<int> received(static_cast<std::size_t>(size), -1);  // per vrank, from its parent
   for (int v = 0; v < size; ++v) {
