@@ -311,6 +311,53 @@ def section_erel(points, lines, now=False):
             lines.append("")
 
 
+def section_erel_by_size(points, lines, csv_path=None):
+    """Model error per size: the table aggregates over the forced algorithms and P; csv_path
+    (OUT/erel.csv) gets every (platform, ranks per node, collective, algorithm, size) cell."""
+    cells = defaultdict(list)  # (platform, ppn, coll, algorithm, bytes) -> signed E_rel over P
+    for (platform, ppn, coll, P, b), point in points.items():
+        for name, r in point.items():
+            if r["kind"] == "fixed" and r["usable"] and r["predicted_s"] == r["predicted_s"] \
+                    and r["median_s"] > 0:
+                cells[(platform, ppn, coll, name, b)].append(
+                    (r["predicted_s"] - r["median_s"]) / r["median_s"])
+    if not cells:
+        return
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(["platform", "ranks_per_node", "coll", "algorithm", "bytes",
+                             "median_abs_erel", "median_erel", "points"])
+            for key in sorted(cells, key=lambda k: (PLATFORMS.index(k[0]), k[1],
+                                                    COLLS.index(k[2]), k[3], k[4])):
+                e = cells[key]
+                writer.writerow([*key, f"{statistics.median(abs(x) for x in e):.4f}",
+                                 f"{statistics.median(e):.4f}", len(e)])
+    lines.append("### By size\n")
+    lines.append("Median |E_rel| over the forced algorithms and every P at each size (median "
+                 "signed E_rel: negative, the model predicts too little). Per algorithm and size: "
+                 "erel.csv beside this file.\n")
+    for ppn in (1, 8):
+        by_size = defaultdict(list)
+        for (platform, p, coll, name, b), e in cells.items():
+            if p == ppn:
+                by_size[(coll, b, platform)] += e
+        if not by_size:
+            continue
+        lines.append(f"{ppn} rank{'s' if ppn > 1 else ''} per node:\n")
+        lines.append("| collective | size | " + " | ".join(PLATFORMS) + " |")
+        lines.append("|---|---|" + "---|" * len(PLATFORMS))
+        for coll, b in sorted({(c, b) for c, b, _ in by_size},
+                              key=lambda k: (COLLS.index(k[0]), k[1])):
+            row = []
+            for platform in PLATFORMS:
+                e = by_size.get((coll, b, platform))
+                row.append(f"{pct(statistics.median(abs(x) for x in e))} "
+                           f"({pct(statistics.median(e))})" if e else "n/a")
+            lines.append(f"| {coll} | {human_bytes(b)} | " + " | ".join(row) + " |")
+        lines.append("")
+
+
 def predict_now(points, out, cli):
     """Replaces every forced row's logged prediction by what `collsel explain` (cli) predicts now
     with OUT/models/PLATFORM.toml, at the row's ranks per node (filled placement, as the shim
@@ -554,6 +601,8 @@ def main():
     section_selectors(points, lines)
     section_lacks(points, lines)
     section_erel(points, lines, bool(args.predict_now))
+    section_erel_by_size(points, lines,
+                         None if args.report else os.path.join(args.out, "erel.csv"))
     section_placement(points, lines)
     section_cost(points, args.out, lines)
     section_decide(points, args.out, lines)
