@@ -118,22 +118,25 @@ def run(args, program, model, variant, env_extra, logdir):
 
 
 def settle(logdir):
-    """Per shape, rank 0's algorithm per call, from the newest run folder in logdir."""
+    """Per shape, rank 0's (algorithm, rung, segment) per call, from the newest run folder in
+    logdir."""
     runs = sorted(pathlib.Path(logdir).iterdir())
     seqs = {}
     for line in (runs[-1] / "rank-00000.jsonl").read_text().splitlines():
         r = json.loads(line)
         if r.get("type") == "call" and r["comm_size"] > 1:
-            seqs.setdefault(f"{r['coll']}-{r['bytes']}", []).append((r["algorithm"], r["rung"]))
+            seqs.setdefault(f"{r['coll']}-{r['bytes']}", []).append(
+                (r["algorithm"], r["rung"], r.get("segment_bytes", 0)))
     return seqs, runs[-1]
 
 
 def settled_after(seq):
-    """The calls before the last switch: from there on every call ran the final algorithm."""
+    """The calls before the last switch: from there on every call ran the final algorithm at its
+    final segment (a segment variant's trial is a switch too)."""
     if not seq:
         return None
-    final = seq[-1][0]
-    return next(i for i in range(len(seq)) if all(a == final for a, _ in seq[i:]))
+    final = (seq[-1][0], seq[-1][2])
+    return next(i for i in range(len(seq)) if all((a, s) == final for a, _, s in seq[i:]))
 
 
 def forced_runs(args, program, model, names, work, log):
@@ -200,7 +203,7 @@ def one_model(args, program, model, label, names, work, shared):
             "model_alone_s": totals["model"][shape], "model_choice": model_alg,
             "explore_s": totals["explore"][shape], "explore_final": final,
             "explore_settled_after_calls": settled_at,
-            "explore_trial_calls": sum(1 for _, r in seq if r == "explore"),
+            "explore_trial_calls": sum(1 for _, r, _ in seq if r == "explore"),
             "learned_s": totals["learned"][shape],
             "best_fixed": best_alg, "best_fixed_s": f[best_alg],
             "star_estimate_s": star,
@@ -241,7 +244,7 @@ def repeated(args, program, models, out):
             for s, _, _ in SHAPES:
                 seq = seqs.get(s, [])
                 raw.append((r, label, "explore", s, t[s], seq[-1][0] if seq else "?",
-                            sum(1 for _, rung in seq if rung == "explore"), settled_after(seq)))
+                            sum(1 for _, rung, _ in seq if rung == "explore"), settled_after(seq)))
             log(f"{label} learned")
             t = run(args, program, model, "learned",
                     {"COLLSEL_ADAPT": "explore",
