@@ -253,6 +253,14 @@ def section_lacks(points, lines):
     lines.append("")
 
 
+def forced_erel(r):
+    """The signed E_rel of a usable forced row with a prediction, else None."""
+    if r["kind"] == "fixed" and r["usable"] and r["predicted_s"] == r["predicted_s"] \
+            and r["median_s"] > 0:
+        return (r["predicted_s"] - r["median_s"]) / r["median_s"]
+    return None
+
+
 def section_erel(points, lines, now=False):
     lines.append("## Model error\n")
     lines.append("Median |E_rel| of each forced algorithm's prediction (the platform's calibrated "
@@ -269,10 +277,9 @@ def section_erel(points, lines, now=False):
             if p != ppn:
                 continue
             for name, r in point.items():
-                if r["kind"] == "fixed" and r["usable"] and r["predicted_s"] == r["predicted_s"] \
-                        and r["median_s"] > 0:
-                    errors[(name, platform)].append(
-                        abs(r["predicted_s"] - r["median_s"]) / r["median_s"])
+                e = forced_erel(r)
+                if e is not None:
+                    errors[(name, platform)].append(abs(e))
         names = sorted({n for n, _ in errors}, key=lambda n: (COLLS.index(n.split(".")[0]), n))
         for name in names:
             cells = [pct(statistics.median(errors[(name, p)])) if errors[(name, p)] else "n/a"
@@ -290,12 +297,10 @@ def section_erel(points, lines, now=False):
                 # bcast.split_binary cuts each half of the message, and is always segmented.
                 split = name == "bcast.split_binary"
                 cut_bytes = (b + 1) // 2 if split else b
-                if r["kind"] == "fixed" and r["usable"] and \
-                        (name.endswith("_segmented") or split) and \
-                        0 < segment < cut_bytes and r["predicted_s"] == r["predicted_s"] and \
-                        r["median_s"] > 0:
-                    pipelined[(name, platform)].append(
-                        (r["predicted_s"] - r["median_s"]) / r["median_s"])
+                e = forced_erel(r)
+                if e is not None and (name.endswith("_segmented") or split) and \
+                        0 < segment < cut_bytes:
+                    pipelined[(name, platform)].append(e)
         if pipelined:
             lines.append("Segmented algorithms over the rows they cut into two segments or more: "
                          "median |E_rel| (median signed E_rel, rows).\n")
@@ -317,10 +322,9 @@ def section_erel_by_size(points, lines, csv_path=None):
     cells = defaultdict(list)  # (platform, ppn, coll, algorithm, bytes) -> signed E_rel over P
     for (platform, ppn, coll, P, b), point in points.items():
         for name, r in point.items():
-            if r["kind"] == "fixed" and r["usable"] and r["predicted_s"] == r["predicted_s"] \
-                    and r["median_s"] > 0:
-                cells[(platform, ppn, coll, name, b)].append(
-                    (r["predicted_s"] - r["median_s"]) / r["median_s"])
+            e = forced_erel(r)
+            if e is not None:
+                cells[(platform, ppn, coll, name, b)].append(e)
     if not cells:
         return
     if csv_path:

@@ -76,16 +76,21 @@ Prediction segmented_fanout_or(const models::ModelFile& f, const CallShape& s,
   return segmented<G>(f, s, policy);
 }
 
-// Byte messages carry int counts: an algorithm whose largest message is `multiple` blocks
-// cannot serve calls where that exceeds INT_MAX bytes.
+// Byte messages carry int counts: an algorithm whose largest message is `blocks` blocks of
+// `bytes` cannot serve calls where that exceeds INT_MAX bytes.
+inline std::optional<std::string> largest_message_fits(std::uint64_t blocks, std::uint64_t bytes) {
+  if (bytes > 0 && blocks > static_cast<std::uint64_t>(INT_MAX) / bytes) {
+    return fmt::format("its largest message, {} x {} bytes, exceeds the {} bytes of an int count",
+                       blocks, bytes, INT_MAX);
+  }
+  return std::nullopt;
+}
+
+// largest_message_fits() for a largest message of `Multiple` blocks (0: P - 1 blocks).
 template <int Multiple>
 std::optional<std::string> fits_int(const CallShape& s) {
   const std::uint64_t blocks = Multiple > 0 ? Multiple : static_cast<std::uint64_t>(s.comm_size - 1);
-  if (s.bytes > 0 && blocks > static_cast<std::uint64_t>(INT_MAX) / s.bytes) {
-    return fmt::format("its largest message, {} x {} bytes, exceeds the {} bytes of an int count",
-                       blocks, s.bytes, INT_MAX);
-  }
-  return std::nullopt;
+  return largest_message_fits(blocks, s.bytes);
 }
 
 inline std::optional<std::string> always(const CallShape&) { return std::nullopt; }

@@ -151,15 +151,12 @@ MeshGrid mesh_grid(int n) {
 double mesh2d(const Contention& c, int n, std::uint64_t m) {
   if (n <= 1 || m == 0) return 0.0;
   const MeshGrid g = mesh_grid(n);
-  const auto phase = [&c](int k, double bytes) {
-    if (k <= 0) return 0.0;
-    const double beta =
-        synthetic_beta(c.beta_free_s_per_byte, c.beta_contention_s_per_byte, rho_at(c, k));
-    return c.hockney.alpha_s + static_cast<double>(k) * bytes * beta;
-  };
-  const double mb = static_cast<double>(m);
-  const double copied = (2.0 * n + static_cast<double>(g.rows - 1) * g.cols) * mb;
-  return phase(g.cols - 1, g.rows * mb) + phase(g.rows - 1, g.cols * mb) +
+  // Each phase is an all_at_once among the row's cols (or the column's rows) ranks.
+  const auto rows = static_cast<std::uint64_t>(g.rows);
+  const auto cols = static_cast<std::uint64_t>(g.cols);
+  const double copied = (2.0 * n + static_cast<double>(g.rows - 1) * g.cols) *
+                        static_cast<double>(m);
+  return all_at_once(c, g.cols, rows * m) + all_at_once(c, g.rows, cols * m) +
          copied * c.copy_s_per_byte;
 }
 
@@ -181,10 +178,8 @@ double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
 double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
   if (n <= 1 || m == 0) return 0.0;
   const MeshGrid g = mesh_grid(n);
-  const auto row_bytes = static_cast<std::uint64_t>(g.rows) * m;
-  const auto col_bytes = static_cast<std::uint64_t>(g.cols) * m;
-  return (g.cols - 1) * (p.send_overhead_s(row_bytes) + p.recv_overhead_s(row_bytes)) +
-         (g.rows - 1) * (p.send_overhead_s(col_bytes) + p.recv_overhead_s(col_bytes));
+  return message_overheads(p, g.cols, static_cast<std::uint64_t>(g.rows) * m) +
+         message_overheads(p, g.rows, static_cast<std::uint64_t>(g.cols) * m);
 }
 
 WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s) {

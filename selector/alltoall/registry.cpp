@@ -70,12 +70,8 @@ std::optional<std::string> bruck_fits(const CallShape& s) {
 // The mesh's messages carry max(rows, cols) packed blocks.
 std::optional<std::string> mesh2d_fits(const CallShape& s) {
   const auto g = m::mesh_grid(s.comm_size);
-  const auto blocks = static_cast<std::uint64_t>(std::max(g.rows, g.cols));
-  if (s.bytes > 0 && blocks > static_cast<std::uint64_t>(INT_MAX) / s.bytes) {
-    return fmt::format("its largest message, {} x {} bytes, exceeds the {} bytes of an int count",
-                       blocks, s.bytes, INT_MAX);
-  }
-  return std::nullopt;
+  return adapters::largest_message_fits(static_cast<std::uint64_t>(std::max(g.rows, g.cols)),
+                                        s.bytes);
 }
 
 constexpr std::array<Algorithm<AlltoallCall>, 6> kAlltoall{{
