@@ -156,6 +156,22 @@ Placement placement_from_names(const std::vector<std::string>& processor_names) 
   return p;
 }
 
+namespace {
+
+// `msg` as sent between `pair`'s ends: its Message::when_send_waits reading where a send of its
+// bytes waits for the transfer, else itself. `scratch` holds the reading.
+const Message& as_sent(const Message& msg, const plogp::Params& pair, Message& scratch) {
+  if (!msg.when_send_waits || !pair.send_waits(msg.bytes)) return msg;
+  scratch = msg;
+  scratch.when_send_waits.reset();
+  if (msg.when_send_waits->after >= 0) scratch.after.push_back(msg.when_send_waits->after);
+  scratch.pipelined = msg.when_send_waits->pipelined;
+  scratch.forwarded = msg.when_send_waits->forwarded;
+  return scratch;
+}
+
+}  // namespace
+
 double message_gap_s(const Message& msg, const plogp::Params& pair) {
   if (msg.pipelined) {
     return msg.forwarded ? pair.forwarding_gap_s(msg.bytes) : pair.pipeline_gap_s(msg.bytes);
@@ -178,6 +194,7 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
   };
   const bool placed = placement != nullptr && placement->node_of_rank.size() >= ranks &&
                       intra != nullptr && !intra->table.empty();
+  Message scratch;
   for (const Message& msg : schedule.messages) {
     if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= ranks ||
         static_cast<std::size_t>(msg.dst) >= ranks) {
@@ -186,7 +203,8 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
     }
     const bool local = placed && placement->node_of_rank[static_cast<std::size_t>(msg.src)] ==
                                      placement->node_of_rank[static_cast<std::size_t>(msg.dst)];
-    const double gap = message_gap_s(msg, local ? *intra : plogp);
+    const plogp::Params& pair = local ? *intra : plogp;
+    const double gap = message_gap_s(as_sent(msg, pair, scratch), pair);
     if (answers_its_receiver(msg)) {
       held[static_cast<std::size_t>(msg.src)] += gap;
       held[static_cast<std::size_t>(msg.dst)] += gap;
@@ -223,6 +241,7 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
   std::vector<double> cpu_s(static_cast<std::size_t>(schedule.ranks), 0.0);
   SimulationResult result;
   result.graph.reserve(schedule.messages.size());
+  Message scratch;  // as_sent's reading of the message at hand
   for (int k = 0; k < count; ++k) {
     const Message& msg = schedule.messages[static_cast<std::size_t>(k)];
     if (msg.src < 0 || msg.src >= schedule.ranks || msg.dst < 0 || msg.dst >= schedule.ranks) {
@@ -247,9 +266,10 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     // receives ahead".
     const bool local = c.src == c.dst && intra != nullptr && !intra->table.empty();
     const plogp::Params& pair = local ? *intra : plogp;
+    const Message& sent = as_sent(msg, pair, scratch);
     cpu_s[static_cast<std::size_t>(msg.src)] += pair.send_cpu_s(msg.bytes);
     cpu_s[static_cast<std::size_t>(msg.dst)] += pair.recv_cpu_s(msg.bytes);
-    const double gap = message_gap_s(msg, pair);
+    const double gap = message_gap_s(sent, pair);
     // On the network, the link carries what g(m) has beyond the sender's own cost o_s(m), if that
     // is more than alpha m: a message size that moves slower than the network's bandwidth (on
     // SMPI's fast-ethernet 16 KiB at 0.70 of it, 1 MiB at 0.94) occupies the link longer, and a
@@ -268,18 +288,18 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
       fixed = std::max(0.0, gap - intra_alpha * c.bytes);
     } else {
       const double alpha_m = contention.alpha_s_per_byte * c.bytes;
-      const NetworkCost cost = network_cost(pair, msg, gap, alpha_m);
+      const NetworkCost cost = network_cost(pair, sent, gap, alpha_m);
       spacing = cost.spacing_s;
       if (alpha_m > 0.0) c.wire_scale = cost.wire_s / alpha_m;
       fixed = std::max(0.0, gap - cost.wire_s);
     }
-    for (int a : msg.after) {
+    for (int a : sent.after) {
       // An index out of range is the solver's to report, with the message's name.
       const bool own = a >= 0 && a < count &&
                        schedule.messages[static_cast<std::size_t>(a)].src == msg.src;
       (own ? c.after_sent : c.after).push_back(a);
     }
-    if (msg.after.empty()) {
+    if (sent.after.empty()) {
       double& posted = posted_s[static_cast<std::size_t>(msg.src)];
       if (spacing) {
         // The CPU is free again after the post; the transfer starts `fixed` after it, so that
@@ -293,9 +313,9 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     } else {
       c.after_delay_s = fixed;
     }
-    c.tail_s = msg.pipelined  ? pair.pipeline_latency_s(msg.bytes)
-               : msg.unposted ? pair.latency_s
-                              : pair.posted_latency_s(msg.bytes);
+    c.tail_s = sent.pipelined  ? pair.pipeline_latency_s(msg.bytes)
+               : sent.unposted ? pair.latency_s
+                               : pair.posted_latency_s(msg.bytes);
     result.graph.push_back(std::move(c));
   }
 

@@ -37,6 +37,17 @@ struct Message {
   // the sender pays the receive o_r(m) and the send o_s(m) for it, so its gap is at least
   // o_s(m) + o_r(m) (the forwarding gap, Params::forwarding_gap_s).
   bool forwarded = false;
+  // What the message is instead where sending its bytes waits for the transfer
+  // (plogp::Params::send_waits, a rendezvous): a preposted chain's segment (bcast.chain_preposted)
+  // is sent as a detached burst below the eager limit, but above it each send waits for the
+  // previous one, and the chain is the tree engine's pipeline (SMPI's gige at 1 MiB segments:
+  // 40.129 ms for 4 MiB at P = 16, 8 per node, both chains; read as a burst, 36.8 ms predicted).
+  struct WhenSendWaits {
+    int after = -1;  // the sender's earlier send it then also waits for
+    bool pipelined = false;
+    bool forwarded = false;
+  };
+  std::optional<WhenSendWaits> when_send_waits;
 };
 
 struct Schedule {

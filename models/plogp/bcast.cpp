@@ -145,6 +145,26 @@ double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint6
          pair * (P - 2);
 }
 
+double bcast_chain_preposted(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
+  if (nothing_sent(P, m)) return 0.0;
+  const Segments seg = split(m, s);
+  // bcast_chain_segmented's terms, each later segment finding its receive posted: it follows the
+  // previous one g_p(s) later, and from P = 3 on no less than the forwarder's o_s + o_r. But up
+  // to w = min(k, 64) segments are in flight to a node, not two, and where they share the link
+  // (pair share tau) the first one reaches each node (w - 1) tau g_p(s) late, less one such delay
+  // off the tail: (P - 2) (w - 1) tau g_p(s), which is chain_segmented's pair term at w = 2. On
+  // simulated gige and fast-ethernet at P = 16, 1 per node, charging two segments' pair term
+  // only predicted 64 KiB-4 MiB 27-84 % short; with every segment in flight charged, within
+  // 4-15 % (docs/BENCHMARKS.md, "At scale").
+  const double in_flight = std::min(seg.count, static_cast<double>(kChainPrepostedReceives));
+  const double shared = p.pair_share(seg.size) * gp(p, seg.size) * (in_flight - 1.0);
+  const double spacing =
+      P >= 3 ? std::max(gp(p, seg.size), p.send_overhead_s(seg.size) + p.recv_overhead_s(seg.size))
+             : gp(p, seg.size);
+  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
+         shared * (P - 2);
+}
+
 double bcast_binary(const Params& p, int P, std::uint64_t m) {
   if (nothing_sent(P, m)) return 0.0;
   // Each level sends to two children one after the other: 2 g(m), then L to the deeper one.

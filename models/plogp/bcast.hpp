@@ -25,6 +25,13 @@ double bcast_chain(const Params& p, int P, std::uint64_t m);
 double bcast_chain_rendezvous(const Params& p, int P, std::uint64_t m);
 // (P-1) (g(s) + L) + g(s) (k-1)
 double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint64_t s);
+// The receives bcast.chain_preposted keeps posted (selector/bcast/chain.cpp): as many as the
+// calibration's burst keeps posted when it measures g_p (calibrate/plogp_measure.cpp).
+inline constexpr int kChainPrepostedReceives = 64;
+// The segmented chain with up to kChainPrepostedReceives receives posted ahead: the same formula
+// with g_2(s) read as g_p(s), and the pair share charged for every segment in flight
+// (docs/MODELS.md, "Two receives ahead").
+double bcast_chain_preposted(const Params& p, int P, std::uint64_t m, std::uint64_t s);
 // Table: <= ceil(log2 P) (2 g(m) + L). collsel charges the depth of the heap-ordered binary tree
 // it builds, floor(log2 P), which is exact where the bound is loose (P = 5: depth 2, not 3).
 double bcast_binary(const Params& p, int P, std::uint64_t m);

@@ -13,6 +13,7 @@ int flat_segmented(const BcastCall& call, const AlgoParams& params);
 int chain(const BcastCall& call, const AlgoParams& params);
 int chain_rendezvous(const BcastCall& call, const AlgoParams& params);
 int chain_segmented(const BcastCall& call, const AlgoParams& params);
+int chain_preposted(const BcastCall& call, const AlgoParams& params);
 int binary(const BcastCall& call, const AlgoParams& params);
 int binomial(const BcastCall& call, const AlgoParams& params);
 int binomial_rendezvous(const BcastCall& call, const AlgoParams& params);

@@ -16,7 +16,7 @@ using adapters::plain;
 using adapters::segmented;
 constexpr auto one_message = adapters::fits_int<1>;
 
-constexpr std::array<Algorithm<BcastCall>, 12> kBcast{{
+constexpr std::array<Algorithm<BcastCall>, 13> kBcast{{
     {{"bcast.flat", "root sends the whole message to every rank",
       adapters::fanout_or<models::logfp::bcast_flat, plain<m::bcast_flat>>,
       one_message, false, schedule::bcast_flat},
@@ -37,6 +37,12 @@ constexpr std::array<Algorithm<BcastCall>, 12> kBcast{{
     {{"bcast.chain_segmented", "segmented chain pipeline", segmented<m::bcast_chain_segmented>,
       one_message, true, schedule::bcast_chain_segmented, schedule::bcast_segmented_tree_size},
      bcast::chain_segmented},
+    {{"bcast.chain_preposted",
+      "segmented chain, up to 64 segments' receives posted ahead (SMPI's NTSL, MPICH's pipelined "
+      "tree with recv_pre_posted)",
+      segmented<m::bcast_chain_preposted>, one_message, true, schedule::bcast_chain_preposted,
+      schedule::bcast_segmented_tree_size},
+     bcast::chain_preposted},
     {{"bcast.binary", "heap-ordered binary tree", plain<m::bcast_binary>, one_message, false,
       schedule::bcast_binary},
      bcast::binary},

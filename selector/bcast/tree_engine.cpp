@@ -1,5 +1,6 @@
 // Schedule, at a node with parent p and children c_1..c_n, for segments 0..k-1:
-//   post the receive of segment i+1 before waiting for segment i (so a chain pipelines),
+//   post the receive of segment i+1 before waiting for segment i (so a chain pipelines; with
+//   receives_ahead = w, segment i+w-1, the first w-1 posted on entry),
 //   then send segment i to each child in turn, completing each send before the next.
 // Sending to the children one at a time, largest subtree first (schedule::tree_node's order), is
 // what the models assume (consecutive sends g(m) apart). Posting them all at once made them share
@@ -76,17 +77,24 @@ class Node {
   int run() {
     std::uint64_t rounds = own_.segments.count;
     for (const Part& p : root_parts_) rounds = std::max(rounds, p.segments.count);
-    // Two receive slots: segment i+1 is posted into one while segment i completes in the other.
-    Requests receiving[2];
-    if (has_parent() && own_.segments.count > 0) {
-      if (int e = post_receive(0, receiving[0]); e != MPI_SUCCESS) return e;
+    // A ring of receive slots: segment i + w - 1 is posted into one while segment i completes
+    // in another (w = 2: the next segment only).
+    const std::uint64_t w = window();
+    std::vector<Requests> receiving(static_cast<std::size_t>(w));
+    const auto slot = [&](std::uint64_t i) -> Requests& {
+      return receiving[static_cast<std::size_t>(i % w)];
+    };
+    if (has_parent()) {
+      for (std::uint64_t i = 0; i + 1 < w && i < own_.segments.count; ++i) {
+        if (int e = post_receive(i, slot(i)); e != MPI_SUCCESS) return e;
+      }
     }
     for (std::uint64_t i = 0; i < rounds; ++i) {
       if (has_parent()) {
-        if (i + 1 < own_.segments.count) {
-          if (int e = post_receive(i + 1, receiving[(i + 1) % 2]); e != MPI_SUCCESS) return e;
+        if (const std::uint64_t ahead = i + w - 1; ahead < own_.segments.count) {
+          if (int e = post_receive(ahead, slot(ahead)); e != MPI_SUCCESS) return e;
         }
-        if (int e = receiving[i % 2].wait(); e != MPI_SUCCESS) return e;
+        if (int e = slot(i).wait(); e != MPI_SUCCESS) return e;
       }
       if (int e = send_to_children(i); e != MPI_SUCCESS) return e;
     }
@@ -95,6 +103,12 @@ class Node {
 
  private:
   bool has_parent() const { return tree_.parent >= 0; }
+  // Receives kept posted: at least 2 (the current segment and the next), at most the segments.
+  std::uint64_t window() const {
+    if (options_.rendezvous) return 2;
+    const auto ahead = static_cast<std::uint64_t>(std::max(options_.receives_ahead, 2));
+    return std::max<std::uint64_t>(std::min(ahead, own_.segments.count), 2);
+  }
   int rank_of(int vrank) const { return to_rank(vrank, call_.root, call_.size); }
   // What child j (in tree order) gets: the node's own bytes, or at a split root its half.
   const Part& part_for(std::size_t j) const {

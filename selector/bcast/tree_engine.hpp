@@ -14,6 +14,11 @@ struct EngineOptions {
   schedule::TreeShape shape = schedule::TreeShape::binomial;
   std::uint64_t segment_bytes = 0;  // 0 or >= message: one segment
   bool rendezvous = false;          // request / ready / data for every message (seed 001 Table 1)
+  // Segment receives a non-root node keeps posted: 2 is the engine's pipeline (segment i+1 posted
+  // as i completes, as Open MPI's bcast_intra_generic does); more, up to every segment, is
+  // MPICH's pipelined tree with recv_pre_posted and SMPI's NTSL (bcast.chain_preposted). Not with
+  // rendezvous, whose handshake posts each receive in turn.
+  int receives_ahead = 2;
   // Open MPI's split binary tree (shape level_binary): the root sends the first half of the
   // message down vrank 1's subtree and the second half down vrank 2's, then every rank swaps its
   // half with its twin in the other subtree (schedule::SplitHalves).

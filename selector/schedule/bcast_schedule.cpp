@@ -4,7 +4,9 @@
 //   [rendezvous: send a request to every child in turn (blocking sends)]
 //   for each child in turn: [rendezvous: receive its ready], send segment i, wait for the send.
 // The engine posts receive i+1 (with its handshake) before waiting for segment i: a chain then
-// pipelines, and with rendezvous a node's ready i+1 precedes its own sends of segment i.
+// pipelines, and with rendezvous a node's ready i+1 precedes its own sends of segment i. With w
+// receives ahead (bcast.chain_preposted) it posts receive i+w-1 instead, and a send depends on
+// the child's receive being posted rather than on the node's previous send (window_send).
 // Every message therefore depends on the node's previous message (program order) and, for the
 // first after a wait, on what was waited for: segment i from the parent, or the child's ready.
 //
@@ -20,6 +22,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "models/plogp/bcast.hpp"
 #include "selector/schedule/chunks.hpp"
 
 namespace collsel::schedule {
@@ -40,7 +43,8 @@ class TreeBroadcastBuilder {
         tree_(static_cast<std::size_t>(size_)),
         depth_(static_cast<std::size_t>(size_), 0),
         last_sent_(static_cast<std::size_t>(size_), kNone),
-        received_(static_cast<std::size_t>(size_), {kNone, kNone}) {
+        received_(static_cast<std::size_t>(size_), {kNone, kNone}),
+        sends_to_(options.receives_ahead > 2 ? static_cast<std::size_t>(size_) : 0) {
     for (int v = 0; v < size_; ++v) {
       tree_[idx(v)] = tree_node(options.shape, v, size_);
       if (v > 0) depth_[idx(v)] = depth_[idx(tree_[idx(v)].parent)] + 1;
@@ -97,6 +101,18 @@ class TreeBroadcastBuilder {
     return id;
   }
 
+  // With receives posted ahead (bcast.chain_preposted) an eager send completes at once: what
+  // holds segment i back is the child's receive, posted once the child has received segment
+  // i - w (the engine posts receive i + w - 1 before it waits for segment i). Without a
+  // dependency the root's first w segments are a burst that shares the link, as SMPI's flows
+  // do (docs/MODELS.md, "Two receives ahead"). A rendezvous send waits for its transfer, so
+  // there the chain is the engine's pipeline (Message::when_send_waits).
+  bool preposted() const { return options_.receives_ahead > 2; }
+  int window_send(int child, std::uint64_t i) const {
+    const auto w = static_cast<std::uint64_t>(options_.receives_ahead);
+    return i >= w ? sends_to_[idx(child)][i - w] : kNone;
+  }
+
   void unposted(int id) { schedule_.messages[static_cast<std::size_t>(id)].unposted = true; }
   void pipelined(int id, bool forwarded) {
     Message& m = schedule_.messages[static_cast<std::size_t>(id)];
@@ -137,20 +153,28 @@ class TreeBroadcastBuilder {
         unposted(requests[j]);
         unposted(ready);
       }
-      const int prior = last_sent_[idx(v)];
+      const int prior = preposted() ? window_send(child, i) : last_sent_[idx(v)];
+      const int previous = last_sent_[idx(v)];
       const int wait = next_after();
       const int sent = emit(v, child, length(part_to(child), i), {wait, ready, prior});
+      if (preposted() && i > 0) {
+        // At rendezvous sizes, bcast.chain_segmented's message (below).
+        schedule_.messages[static_cast<std::size_t>(sent)].when_send_waits =
+            Message::WhenSendWaits{
+                .after = previous, .pipelined = true, .forwarded = wait != kNone};
+      }
       // A rendezvous runs in lock-step: the stream pair. A pipeline's later segments follow one
       // another to their receiver, which keeps two receives posted: the pipeline gap; the first
       // send after the node's own receive of the segment is forwarded (it pays that receive
-      // too). A whole message, or a pipeline's first segment, finds its receive posted
-      // (docs/MODELS.md, "Two gaps" and "Two receives ahead").
+      // too). A whole message, a pipeline's first segment, or any segment of a preposted one
+      // finds its receive posted (docs/MODELS.md, "Two gaps" and "Two receives ahead").
       if (options_.rendezvous) {
         unposted(sent);
-      } else if (i > 0) {
+      } else if (i > 0 && !preposted()) {
         pipelined(sent, wait != kNone);
       }
       received_[idx(child)][i % 2] = sent;
+      if (preposted()) sends_to_[idx(child)].push_back(sent);
     }
   }
 
@@ -180,6 +204,7 @@ class TreeBroadcastBuilder {
   // Per vrank, segment i from the parent in slot i mod 2 (the engine's two receive slots): by the
   // time a node sends segment i, its parent may already have sent segment i+1, never i+2.
   std::vector<std::array<int, 2>> received_;
+  std::vector<std::vector<int>> sends_to_;  // preposted only: per vrank, its segments' messages
   Schedule schedule_;
 };
 
@@ -213,6 +238,11 @@ Schedule bcast_chain_rendezvous(const CallShape& call, const AlgoParams&) {
 }
 Schedule bcast_chain_segmented(const CallShape& call, const AlgoParams& params) {
   return tree(TreeShape::chain, call, params.segment_bytes);
+}
+Schedule bcast_chain_preposted(const CallShape& call, const AlgoParams& params) {
+  return tree_broadcast(call, {.shape = TreeShape::chain,
+                               .segment_bytes = params.segment_bytes,
+                               .receives_ahead = models::plogp::kChainPrepostedReceives});
 }
 Schedule bcast_binary(const CallShape& call, const AlgoParams&) {
   return tree(TreeShape::binary, call);

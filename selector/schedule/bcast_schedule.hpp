@@ -18,6 +18,10 @@ struct TreeBroadcast {
   std::uint64_t segment_bytes = 0;  // 0 or >= message: one segment
   bool rendezvous = false;          // zero-byte request and ready before every data message
   bool split = false;               // halves down the two subtrees, then swapped (SplitHalves)
+  // bcast::EngineOptions::receives_ahead: above 2, every later segment finds its receive posted
+  // (g_p, not g_2), and a node's sends are not serialized but bounded by the receives its child
+  // posted: segment i goes after the child received segment i - receives_ahead.
+  int receives_ahead = 2;
 };
 
 // The schedule of bcast::tree_engine with `options` for call.comm_size ranks, call.bytes and
@@ -33,6 +37,7 @@ models::contention::Schedule bcast_chain(const CallShape& call, const AlgoParams
 models::contention::Schedule bcast_chain_rendezvous(const CallShape& call,
                                                     const AlgoParams& params);
 models::contention::Schedule bcast_chain_segmented(const CallShape& call, const AlgoParams& params);
+models::contention::Schedule bcast_chain_preposted(const CallShape& call, const AlgoParams& params);
 models::contention::Schedule bcast_binary(const CallShape& call, const AlgoParams& params);
 models::contention::Schedule bcast_binomial(const CallShape& call, const AlgoParams& params);
 models::contention::Schedule bcast_binomial_rendezvous(const CallShape& call,

@@ -345,6 +345,28 @@ TEST(Simulate, ASendersNextSendFollowsItsPreviousOneWithoutTheLatency) {
   EXPECT_EQ(r.graph[1].after_sent, std::vector<int>{0});
 }
 
+// Message::when_send_waits: the message's other reading, taken only where a send of its bytes
+// waits for the transfer. software()'s o_s(1000) is twice o_s(0), a wait; linear_params()'s 1.5
+// times, a post's CPU cost: there the two sends go as one burst, read as listed.
+TEST(Simulate, TheReadingWhenTheSendWaitsIsTakenOnlyWhereItWaits) {
+  Schedule s{3, {send(0, 1), send(0, 2)}};
+  s.messages[1].when_send_waits = Message::WhenSendWaits{.after = 0, .pipelined = true};
+  const SimulationResult waiting = simulate(s, one_per_node(3), fair(), software());
+  EXPECT_EQ(waiting.graph[1].after_sent, std::vector<int>{0});
+  Schedule serial{3, {send(0, 1), send(0, 2, {0})}};
+  serial.messages[1].pipelined = true;
+  EXPECT_EQ(waiting.completion_s,
+            simulate(serial, one_per_node(3), fair(), software()).completion_s);
+  const SimulationResult detached = simulate(s, one_per_node(3), fair(), linear_params());
+  EXPECT_TRUE(detached.graph[1].after_sent.empty());
+  const Schedule burst{3, {send(0, 1), send(0, 2)}};
+  EXPECT_EQ(detached.completion_s,
+            simulate(burst, one_per_node(3), fair(), linear_params()).completion_s);
+  // The repetition interval reads it the same way: the pipeline gap where the send waits.
+  EXPECT_EQ(busiest_rank_s(s, software()), busiest_rank_s(serial, software()));
+  EXPECT_EQ(busiest_rank_s(s, linear_params()), busiest_rank_s(burst, linear_params()));
+}
+
 TEST(Simulate, ADependencyChainAddsUpGapPlusLatencyPerHop) {
   // 0 -> 1, then 1 forwards to 2 once it has received: the first is seen at g + L = 7 us, the
   // second starts after its fixed part (8 us) and is seen at 2 (g + L) = 14 us.

@@ -280,6 +280,39 @@ TEST(PlogpBcastTwoAhead, AChainsInnerNodesForwardAtLeastTheirTwoOverheadsApart) 
   EXPECT_EQ(old.forwarding_gap_s(300), old.gap_s(300));
 }
 
+// The preposted chain keeps up to 64 receives posted, as the burst that measures g_p does: its
+// later segments cost g_p(300) = 0.74e-6 where the engine's pipeline pays g_2(300) = 1.07e-6,
+// floored by an inner node's o_s + o_r (0.23e-6 + 0.36e-6 here, 2e-6 below), and the pair share
+// is charged for each of the w - 1 segments in flight behind the first, w = min(k, 64).
+TEST(PlogpBcastTwoAhead, APrepostedChainsLaterSegmentsCostThePostedGap) {
+  const Params q = testing::two_ahead_params(0.0);
+  // 3 x (0.74e-6 + 5.5e-6) + 3 x 0.74e-6
+  EXPECT_TRUE(same_seconds(bcast_chain_preposted(q, 4, 1000, 300), 20.94e-6));
+  EXPECT_LT(bcast_chain_preposted(q, 4, 1000, 300), bcast_chain_segmented(q, 4, 1000, 300));
+  // P = 4, k = w = 4: (4 - 2) x 3 x tau x 0.74e-6 more; chain_segmented's pair term is w = 2.
+  EXPECT_TRUE(same_seconds(bcast_chain_preposted(testing::two_ahead_params(1.0), 4, 1000, 300),
+                           20.94e-6 + 4.44e-6));
+  EXPECT_TRUE(same_seconds(bcast_chain_preposted(testing::two_ahead_params(0.5), 4, 1000, 300),
+                           20.94e-6 + 2.22e-6));
+  // w stops at 64: 1000 bytes in 10-byte segments are k = 100, in flight 64 at a time; the
+  // spacing is g_p(10) = 0.508e-6, above o_s + o_r = 0.201e-6 + 0.302e-6.
+  const Params shared = testing::two_ahead_params(1.0);
+  const double gp10 = 0.508e-6;
+  const double many = 3 * (gp10 + 5.5e-6) + 99 * gp10 + 2 * 63 * gp10;
+  EXPECT_TRUE(same_seconds(bcast_chain_preposted(shared, 4, 1000, 10), many));
+  Params busy = q;
+  for (SizePoint& point : busy.table) point.send_overhead_s = point.recv_overhead_s = 1e-6;
+  EXPECT_TRUE(same_seconds(bcast_chain_preposted(busy, 4, 1000, 300), 24.72e-6));  // 3 x 2e-6
+  // P = 2 has no inner node: 0.74e-6 + 5.5e-6 + 3 x 0.74e-6.
+  EXPECT_TRUE(same_seconds(bcast_chain_preposted(busy, 2, 1000, 300), 8.46e-6));
+  // One segment is the plain chain; nothing to send costs nothing.
+  for (const std::uint64_t s : {0ULL, 1000ULL, 4096ULL}) {
+    EXPECT_EQ(bcast_chain_preposted(q, 5, 1000, s), bcast_chain(q, 5, 1000));
+  }
+  EXPECT_EQ(bcast_chain_preposted(q, 1, 1000, 300), 0.0);
+  EXPECT_EQ(bcast_chain_preposted(q, 8, 0, 300), 0.0);
+}
+
 // One-way time (docs/MODELS.md): every hop's L_p is taken at the size it carries, here L_p +
 // 0.1 us at every size, so each L_p of a formula grows by 0.1 us.
 TEST(PlogpBcastOneWay, EveryHopsLatencyIsTakenAtItsSize) {

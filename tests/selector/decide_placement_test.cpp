@@ -483,7 +483,7 @@ TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCand
       EXPECT_EQ(e.predicted_s, best_s) << e.name << " at " << bytes;
       moved += e.params.segment_bytes != closed.params.segment_bytes;
     }
-    EXPECT_EQ(segmented, 4);  // flat, chain and binomial _segmented, split_binary
+    EXPECT_EQ(segmented, 5);  // flat, chain and binomial _segmented, split_binary, chain_preposted
   }
   // The search matters: the closed forms' segments are not the simulation's best here.
   EXPECT_GT(moved, 0);

@@ -1,7 +1,7 @@
 # The differential test matrix, generated from the registry (STYLE.md 8.9 #32): one CTest test
-# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed (and the mesh at 9 and 12). The
-# list of algorithms is produced at build time by list_algorithms and expanded into tests when
-# CTest runs.
+# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed (and the mesh at 9 and 12, the
+# preposted chain in small segments). The list of algorithms is produced at build time by
+# list_algorithms and expanded into tests when CTest runs.
 collsel_add_mpi_program(differential differential.cpp)
 target_link_libraries(differential PRIVATE collsel_mpi)
 
@@ -58,6 +58,20 @@ foreach(ranks 9 12)
     -genv COLLSEL_LOG_LEVEL off
     -genv COLLSEL_CONFIG /dev/null
     "$<TARGET_FILE:differential>" alltoall alltoall.mesh2d)
+  set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
+endforeach()
+# The matrix's 1000-byte segments give the preposted chain fewer segments than its 64 receives
+# ahead; 64-byte ones give the large counts 188 and more, so its ring of receive slots wraps (at
+# an odd P only: oversubscribed, 8 ranks of 64-byte segments take 50 s).
+foreach(ranks 5)
+  set(name "differential.bcast.chain_preposted_wrap.P${ranks}")
+  add_test("${name}" "@TIMEOUT@" 600 "@MPIEXEC@" -n ${ranks}
+    -genv LD_PRELOAD "$<TARGET_FILE:collsel>"
+    -genv COLLSEL_FORCE_BCAST bcast.chain_preposted
+    -genv COLLSEL_SEGMENT_BYTES 64
+    -genv COLLSEL_LOG_LEVEL off
+    -genv COLLSEL_CONFIG /dev/null
+    "$<TARGET_FILE:differential>" bcast bcast.chain_preposted)
   set_tests_properties("${name}" PROPERTIES TIMEOUT 660 LABELS "mpi;differential")
 endforeach()
 ]=])

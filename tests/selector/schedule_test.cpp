@@ -166,7 +166,8 @@ TEST(Schedule, EveryGivenMessageCountIsTheSchedules) {
 // messages, the ring steps of scatter_allgather. Every other message, of every algorithm, finds
 // its receive posted: a whole message, or a pipeline's first segment.
 // A pipeline's later segments are `pipelined` (g_2), a rendezvous's and the ring's messages
-// `unposted` (g); every other message finds its receive posted (docs/MODELS.md, "Two gaps").
+// `unposted` (g); every other message finds its receive posted (docs/MODELS.md, "Two gaps"),
+// bcast.chain_preposted's later segments included.
 TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
   const auto lockstep = [](std::string_view name) {
     return name.ends_with("_rendezvous") || name == "bcast.scatter_allgather";
@@ -178,7 +179,9 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
         const CallShape call{c, 9, 1000, 2};
         const Schedule s = a.schedule(call, {.segment_bytes = segment});
         ASSERT_FALSE(s.messages.empty()) << a.name;
-        const bool pipeline = a.segmented && segment < call.bytes;
+        // The preposted chain's segments all find their receive posted (up to 64 ahead).
+        const bool preposted = a.name == "bcast.chain_preposted";
+        const bool pipeline = a.segmented && segment < call.bytes && !preposted;
         std::size_t unposted = 0;
         std::size_t pipelined = 0;
         std::size_t forwarded = 0;
@@ -202,6 +205,9 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
           if (a.name == "bcast.chain_segmented") { EXPECT_EQ(forwarded, 63u); }
           if (a.name == "bcast.flat_segmented") { EXPECT_EQ(forwarded, 0u); }
           if (a.name == "bcast.binomial_segmented") { EXPECT_GT(forwarded, 0u); }
+        } else if (preposted && segment < call.bytes) {
+          EXPECT_EQ(data, 80u);
+          EXPECT_EQ(pipelined + unposted + forwarded, 0u);
         } else if (a.name == "bcast.scatter_allgather") {
           // The 8 scatter messages of the binomial tree are posted; the 8 x 8 ring steps not.
           EXPECT_EQ(unposted, 64u);
@@ -212,6 +218,49 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
           EXPECT_EQ(unposted, 0u) << a.name << " segment " << segment;
         }
       }
+    }
+  }
+}
+
+// The preposted chain's sends wait for the child's receive, posted once the child has received
+// the segment 64 before: the root's first 64 segments go as a burst, with no dependency, except
+// where sends wait for their transfer (when_send_waits: then it is chain_segmented's message).
+TEST(Schedule, APrepostedChainsSendsWaitForTheChildsReceiveNotForTheLastSend) {
+  const CallShape call{Collective::bcast, 3, 1000, 0};
+  const Schedule s = bcast_chain_preposted(call, {.segment_bytes = 10});  // k = 100
+  ASSERT_EQ(s.messages.size(), 200u);
+  std::vector<int> root_sends;
+  std::vector<int> relay_sends;
+  for (std::size_t id = 0; id < s.messages.size(); ++id) {
+    const Message& m = s.messages[id];
+    EXPECT_FALSE(m.pipelined || m.unposted || m.forwarded);
+    (m.src == 0 ? root_sends : relay_sends).push_back(static_cast<int>(id));
+  }
+  ASSERT_EQ(root_sends.size(), 100u);
+  ASSERT_EQ(relay_sends.size(), 100u);
+  for (std::size_t i = 0; i < 100; ++i) {
+    const std::vector<int>& root_after = s.messages[root_sends[i]].after;
+    if (i < 64) {
+      EXPECT_TRUE(root_after.empty()) << i;
+    } else {
+      EXPECT_EQ(root_after, std::vector<int>{root_sends[i - 64]}) << i;
+    }
+    // Rank 1 forwards segment i once it has it, and once rank 2 has received segment i - 64.
+    std::vector<int> relay_after = s.messages[relay_sends[i]].after;
+    std::vector<int> expected{root_sends[i]};
+    if (i >= 64) expected.push_back(relay_sends[i - 64]);
+    EXPECT_EQ(relay_after, expected) << i;
+    // At rendezvous sizes each later segment is bcast.chain_segmented's: after the node's
+    // previous send, pipelined, and forwarded where the node relays it.
+    const auto& root_waits = s.messages[root_sends[i]].when_send_waits;
+    const auto& relay_waits = s.messages[relay_sends[i]].when_send_waits;
+    ASSERT_EQ(root_waits.has_value(), i > 0) << i;
+    ASSERT_EQ(relay_waits.has_value(), i > 0) << i;
+    if (i > 0) {
+      EXPECT_EQ(root_waits->after, root_sends[i - 1]) << i;
+      EXPECT_TRUE(root_waits->pipelined && !root_waits->forwarded) << i;
+      EXPECT_EQ(relay_waits->after, relay_sends[i - 1]) << i;
+      EXPECT_TRUE(relay_waits->pipelined && relay_waits->forwarded) << i;
     }
   }
 }

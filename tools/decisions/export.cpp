@@ -86,6 +86,12 @@ constexpr Mapping kMappings[] = {
      pipeline, 0, false, false, kNoHandshake, kMpich40Tree, kNoHandshake},
     {"bcast.chain_segmented", kPipelinedTree, "kary", 1, true, kBinomial, kScatterRing,
      pipeline, 0, true, false, "", kMpich40Pipeline, ""},
+    {"bcast.chain_preposted", kPipelinedTree, "kary", 1, true, kBinomial, kScatterRing,
+     pipeline, 0, true, false,
+     "MPICH pre-posts its receives only in the non-blocking variant, which also posts each "
+     "chunk's send without waiting for the previous one",
+     kMpich40Pipeline,
+     "Open MPI's pipeline keeps two receives posted (collsel's bcast.chain_segmented)", true},
     {"bcast.binary", kTree, "kary", 2, false, kBinomial, "",
      binary_tree, 0, false, false, "", kMpich40Tree, ""},
     {"bcast.binomial", kBinomial, "", 0, false, kBinomial, "",
@@ -447,14 +453,17 @@ MpichAlgorithm mpich_algorithm(const GridCell& cell, int max_comm_size, bool tre
   // k (csel_container.c), and a k written after it puts k right again. Blocking: collsel's trees
   // complete each child's send before the next, as MPICH's blocking variant does. The tree type
   // is written by name, as current parsers read it (get_tree_type_from_string).
-  a.params = {{"is_non_blocking", "0"}, {"tree_type", std::string(m.mpich_tree_type)},
+  // Pre-posted receives exist only in the non-blocking variant (MPICH ignores recv_pre_posted
+  // in the blocking one).
+  a.params = {{"is_non_blocking", m.mpich_pre_posted ? "1" : "0"},
+              {"tree_type", std::string(m.mpich_tree_type)},
               {"k", std::to_string(k)}};
   if (m.mpich_chunked) {
     // chunk_size is an int; a segment of 2 GiB or more is one chunk of any realistic message.
     const std::uint64_t chunk =
         std::min<std::uint64_t>(cell.params.segment_bytes, static_cast<std::uint64_t>(INT_MAX));
     a.params.emplace_back("chunk_size", std::to_string(chunk));
-    a.params.emplace_back("recv_pre_posted", "0");
+    a.params.emplace_back("recv_pre_posted", m.mpich_pre_posted ? "1" : "0");
   }
   return a;
 }

@@ -60,6 +60,10 @@ struct Mapping {
   std::string_view mpich_why;    // MPICH >= 4.1
   std::string_view mpich40_why;  // MPICH 4.0
   std::string_view ompi_why;
+
+  // MPICH >= 4.1's pipelined tree with recv_pre_posted = 1 (every chunk's receive posted on
+  // entry); last, so that the rows without it need not say so.
+  bool mpich_pre_posted = false;
 };
 
 // Every registered algorithm, in registry order; the tests check that none is missing.

@@ -127,20 +127,20 @@ TEST(Explain, SaysWhatExploringMayTry) {
   const std::string model = std::string(COLLSEL_TOOLS_FIXTURES) + "/gige-gaps-third.toml";
   const std::string config = ::testing::TempDir() + "explain-explore.toml";
   std::ofstream(config) << "[adapt]\nmode = \"explore\"\n";
-  const json doc = explain_json({"--coll", "bcast", "-P", "16", "-m", "64KiB", "--model", model,
+  const json doc = explain_json({"--coll", "bcast", "-P", "16", "-m", "16KiB", "--model", model,
                                  "--config", config});
   ASSERT_FALSE(doc.empty());
   const json& explore = doc.at("explore");
   ASSERT_TRUE(explore.is_object()) << doc.dump();
   EXPECT_EQ(explore.at("runners_up"),
-            json({"bcast.binomial_segmented", "bcast.binomial_rendezvous",
+            json({"bcast.binomial_segmented", "bcast.flat_segmented",
                   "bcast.scatter_allgather"}));
-  EXPECT_EQ(explore.at("loop_runner_up"), "bcast.chain_segmented");
-  const CommandResult text = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "64KiB",
+  EXPECT_EQ(explore.at("loop_runner_up"), "bcast.chain_preposted");
+  const CommandResult text = run_collsel({"explain", "--coll", "bcast", "-P", "16", "-m", "16KiB",
                                           "--model", model, "--config", config});
-  EXPECT_NE(text.out.find("also bcast.chain_segmented"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("also bcast.chain_preposted"), std::string::npos) << text.out;
   const json monitor =
-      explain_json({"--coll", "bcast", "-P", "16", "-m", "64KiB", "--model", model});
+      explain_json({"--coll", "bcast", "-P", "16", "-m", "16KiB", "--model", model});
   EXPECT_TRUE(monitor.at("explore").is_null());
 }
 

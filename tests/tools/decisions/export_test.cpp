@@ -455,14 +455,20 @@ TEST(ExportMapping, TreesAndTheirParameters) {
   GridCell cell;
   cell.bytes = 1 << 20;
   cell.params.segment_bytes = 8192;
+  // MPICH's pipelined chain; it pre-posts its receives in the non-blocking variant only.
+  const auto pipelined_chain = [](std::string preposted) {
+    return ex::MpichAlgorithm{"MPIR_Bcast_intra_pipelined_tree",
+                              {{"is_non_blocking", preposted},
+                               {"tree_type", "kary"},
+                               {"k", "1"},
+                               {"chunk_size", "8192"},
+                               {"recv_pre_posted", preposted}}};
+  };
+  cell.algorithm = "bcast.chain_preposted";
+  EXPECT_EQ(ex::mpich_algorithm(cell, 15, true), pipelined_chain("1"));
+  EXPECT_EQ(ex::ompi_rule(cell, 15), (ex::OmpiRule{3, 0, 8192, 0}));
   cell.algorithm = "bcast.chain_segmented";
-  EXPECT_EQ(ex::mpich_algorithm(cell, 15, true),
-            (ex::MpichAlgorithm{"MPIR_Bcast_intra_pipelined_tree",
-                                {{"is_non_blocking", "0"},
-                                 {"tree_type", "kary"},
-                                 {"k", "1"},
-                                 {"chunk_size", "8192"},
-                                 {"recv_pre_posted", "0"}}}));
+  EXPECT_EQ(ex::mpich_algorithm(cell, 15, true), pipelined_chain("0"));
   EXPECT_EQ(ex::mpich_algorithm(cell, 15, false).name,
             "MPIR_Bcast_intra_scatter_ring_allgather");
   EXPECT_EQ(ex::ompi_rule(cell, 15), (ex::OmpiRule{3, 0, 8192, 0}));
