@@ -47,7 +47,7 @@ struct Message {
     bool pipelined = false;
     bool forwarded = false;
   };
-  std::optional<WhenSendWaits> when_send_waits;
+  std::optional<WhenSendWaits> when_send_waits{};
 };
 
 struct Schedule {
