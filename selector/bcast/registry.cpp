@@ -1,5 +1,6 @@
 // The broadcast registry. Order matters: it is the tie-breaking order of decide(), so the
-// simplest algorithm of equal predicted cost wins.
+// simplest algorithm of equal predicted cost wins, and it gives each shape its plot colour
+// (tools/plots), so a new algorithm goes last and the other Bcasts keep theirs.
 #include <array>
 
 #include "models/plogp/bcast.hpp"
@@ -37,12 +38,6 @@ constexpr std::array<Algorithm<BcastCall>, 13> kBcast{{
     {{"bcast.chain_segmented", "segmented chain pipeline", segmented<m::bcast_chain_segmented>,
       one_message, true, schedule::bcast_chain_segmented, schedule::bcast_segmented_tree_size},
      bcast::chain_segmented},
-    {{"bcast.chain_preposted",
-      "segmented chain, up to 64 segments' receives posted ahead (SMPI's NTSL, MPICH's pipelined "
-      "tree with recv_pre_posted)",
-      segmented<m::bcast_chain_preposted>, one_message, true, schedule::bcast_chain_preposted,
-      schedule::bcast_segmented_tree_size},
-     bcast::chain_preposted},
     {{"bcast.binary", "heap-ordered binary tree", plain<m::bcast_binary>, one_message, false,
       schedule::bcast_binary},
      bcast::binary},
@@ -68,6 +63,12 @@ constexpr std::array<Algorithm<BcastCall>, 13> kBcast{{
       segmented<m::bcast_split_binary>, one_message, true, schedule::bcast_split_binary,
       schedule::bcast_split_binary_size},
      bcast::split_binary},
+    {{"bcast.chain_preposted",
+      "segmented chain, up to 64 segments' receives posted ahead (SMPI's NTSL, MPICH's pipelined "
+      "tree with recv_pre_posted)",
+      segmented<m::bcast_chain_preposted>, one_message, true, schedule::bcast_chain_preposted,
+      schedule::bcast_segmented_tree_size},
+     bcast::chain_preposted},
 }};
 
 }  // namespace

@@ -86,12 +86,6 @@ constexpr Mapping kMappings[] = {
      pipeline, 0, false, false, kNoHandshake, kMpich40Tree, kNoHandshake},
     {"bcast.chain_segmented", kPipelinedTree, "kary", 1, true, kBinomial, kScatterRing,
      pipeline, 0, true, false, "", kMpich40Pipeline, ""},
-    {"bcast.chain_preposted", kPipelinedTree, "kary", 1, true, kBinomial, kScatterRing,
-     pipeline, 0, true, false,
-     "MPICH pre-posts its receives only in the non-blocking variant, which also posts each "
-     "chunk's send without waiting for the previous one",
-     kMpich40Pipeline,
-     "Open MPI's pipeline keeps two receives posted (collsel's bcast.chain_segmented)", true},
     {"bcast.binary", kTree, "kary", 2, false, kBinomial, "",
      binary_tree, 0, false, false, "", kMpich40Tree, ""},
     {"bcast.binomial", kBinomial, "", 0, false, kBinomial, "",
@@ -112,6 +106,12 @@ constexpr Mapping kMappings[] = {
      "down one tree",
      kMpich40Pipeline,
      "Open MPI runs its chain instead where a half of the message is shorter than the segment"},
+    {"bcast.chain_preposted", kPipelinedTree, "kary", 1, true, kBinomial, kScatterRing,
+     pipeline, 0, true, false,
+     "MPICH pre-posts its receives only in the non-blocking variant, which also posts each "
+     "chunk's send without waiting for the previous one",
+     kMpich40Pipeline,
+     "Open MPI's pipeline keeps two receives posted (collsel's bcast.chain_segmented)", true},
 
     {"scatter.flat", kScatterBinomial, "", 0, false, kScatterBinomial, "",
      scatter_basic_linear, 0, false, false, kMpichScatter, kMpichScatter, ""},
