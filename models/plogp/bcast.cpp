@@ -43,6 +43,16 @@ double segments_to_one(const Params& p, const Segments& seg) {
   return gp(p, seg.size) + p.pipeline_gap_s(seg.size) * (seg.count - 1.0);
 }
 
+// A chain of k segments over P - 1 hops: the first segment crosses every hop at the posted pair,
+// each later one arrives `spacing` behind it, and the first is held back `first_delay` at each of
+// the P - 2 inner hops by the segments in flight with it (bcast_chain_segmented and
+// bcast_chain_preposted, which differ in the spacing and in how many segments share a hop).
+double chain_of_segments(const Params& p, int P, const Segments& seg, double spacing,
+                         double first_delay) {
+  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
+         first_delay * (P - 2);
+}
+
 // The request and the acknowledgement are each a 1-byte message (g(1) + L each) before the data
 // message's own L: 2 g(1) + 3 L per rendezvous hop (seed 001 Table 1). A rendezvous runs in
 // lock-step: a parent posts the receive of a child's acknowledgement only once it has served the
@@ -141,8 +151,7 @@ double bcast_chain_segmented(const Params& p, int P, std::uint64_t m, std::uint6
   // o_s + o_r at least (the forwarding gap).
   const double pair = seg.count >= 2.0 ? p.pair_share(seg.size) * gp(p, seg.size) : 0.0;
   const double spacing = P >= 3 ? p.forwarding_gap_s(seg.size) : p.pipeline_gap_s(seg.size);
-  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
-         pair * (P - 2);
+  return chain_of_segments(p, P, seg, spacing, pair);
 }
 
 double bcast_chain_preposted(const Params& p, int P, std::uint64_t m, std::uint64_t s) {
@@ -161,8 +170,7 @@ double bcast_chain_preposted(const Params& p, int P, std::uint64_t m, std::uint6
   const double spacing =
       P >= 3 ? std::max(gp(p, seg.size), p.send_overhead_s(seg.size) + p.recv_overhead_s(seg.size))
              : gp(p, seg.size);
-  return others(P) * (gp(p, seg.size) + Lp(p, seg.size)) + spacing * (seg.count - 1.0) +
-         shared * (P - 2);
+  return chain_of_segments(p, P, seg, spacing, shared);
 }
 
 double bcast_binary(const Params& p, int P, std::uint64_t m) {
