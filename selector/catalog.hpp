@@ -45,6 +45,10 @@ struct AlgorithmView {
   bool segmented = false;    // takes AlgoParams::segment_bytes
   ScheduleFn schedule = nullptr;
   ScheduleSizeFn schedule_size = nullptr;  // absent: decide()'s general bounds only
+  // A segmented algorithm: how many segments a rank may have in flight to one child at once (the
+  // receives it keeps posted ahead). A schedule past the simulation's cap is extrapolated from
+  // prefixes longer than this, which hold the pipeline's whole fill (decide.cpp).
+  std::uint32_t segments_in_flight = 2;
 };
 
 // Registry order: ties in predicted time go to the earlier entry.

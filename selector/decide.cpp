@@ -133,6 +133,61 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
   }
 }
 
+// A simulated time extrapolated from the simulations of a message's first segments.
+struct Extrapolated {
+  double seconds = 0.0;
+  std::uint64_t prefix_segments = 0;  // the longer simulated prefix
+};
+
+// A segmented Bcast whose schedule at `params` is longer than kMaxSimulatedMessages: the
+// simulation of the message's first k_b segments plus one pipeline interval per later segment.
+// A pipeline's time grows by its interval per segment once full; the interval is taken between
+// the simulations of the prefixes of k_a and k_b = 2 k_a segments. Both prefixes must hold the
+// fill: more segments than a rank keeps in flight to a child, else a window of the preposted
+// chain (64 segments) is cut short and its fill with it (kMinExtrapolationSegments). Nothing when
+// the longer prefix is past kMaxPrefixMessages or either cannot be simulated. Depends on
+// rank-invariant inputs only.
+std::optional<Extrapolated> extrapolated_time(const AlgorithmView& algorithm,
+                                              const CallShape& shape, const AlgoParams& params,
+                                              const Simulation& sim) {
+  const std::uint64_t s = params.segment_bytes;
+  if (!algorithm.segmented || shape.coll != Collective::bcast || s == 0 || s >= shape.bytes) {
+    return std::nullopt;
+  }
+  const std::uint64_t fewest =
+      std::max<std::uint64_t>(kMinExtrapolationSegments, algorithm.segments_in_flight + 1ULL);
+  const std::uint64_t k = segment_count(shape.bytes, s);
+  try {
+    CallShape prefix = shape;
+    const auto prefix_schedule = [&](std::uint64_t segments) {
+      prefix.bytes = segments * s;
+      return bounded_schedule(algorithm, prefix, params, kMaxPrefixMessages);
+    };
+    // The shortest pair of prefixes that both hold the fill, k_a = fewest and k_b = 2 k_a, is
+    // the cheapest to simulate.
+    const std::uint64_t ka = fewest;
+    const std::uint64_t kb = 2 * fewest;
+    if (kb >= k) return std::nullopt;
+    const auto longer = prefix_schedule(kb);
+    if (!longer) return std::nullopt;
+    const auto shorter = prefix_schedule(ka);
+    if (!shorter) return std::nullopt;
+    const auto simulated = [&](const contention::Schedule& schedule) {
+      return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp, sim.intra)
+          .completion_s;
+    };
+    const double longer_s = simulated(*longer);
+    const double per_segment =
+        std::max(0.0, longer_s - simulated(*shorter)) / static_cast<double>(kb - ka);
+    // Per byte past the prefix, so that a last partial segment counts its share.
+    return Extrapolated{
+        longer_s + per_segment * static_cast<double>(shape.bytes - kb * s) / static_cast<double>(s),
+        kb};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<models::ModelFile> without_link_shares(const models::ModelFile& model) {
@@ -155,9 +210,9 @@ std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
       s = (s + unit - 1) / unit * unit;
       if (s <= bytes && segment_count(bytes, s) <= kMaxSimulatedMessages) out.push_back(s);
     };
-    for (std::uint64_t s = kFirstSimulatedSegmentBytes; s <= bytes; s *= 4) {
+    for (std::uint64_t s = kFirstSimulatedSegmentBytes; s <= bytes; s *= 2) {
       keep(s);
-      if (s > bytes / 4) break;  // the next step could wrap around
+      if (s > bytes / 2) break;  // the next step could wrap around
     }
     out.push_back(bytes);  // one segment: always a whole number of elements
   }
@@ -169,23 +224,56 @@ std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
 
 namespace {
 
+// A segmented algorithm's prediction at its best simulated segment.
+struct SimulatedSegment {
+  double seconds = 0.0;
+  std::uint64_t segment = 0;
+  std::uint64_t prefix_segments = 0;  // CostEntry::extrapolated_from_segments
+};
+
+// A segmented algorithm under simulation at `params`: its schedule simulated, or past the cap
+// extrapolated from its first segments (`extrapolate`), or nothing.
+std::optional<SimulatedSegment> simulated_at(const AlgorithmView& algorithm,
+                                             const CallShape& shape, const AlgoParams& params,
+                                             const Simulation& sim, bool extrapolate,
+                                             bool* too_long) {
+  *too_long = false;
+  if (const auto t = simulated_time(algorithm, shape, params, sim, too_long)) {
+    return SimulatedSegment{*t, params.segment_bytes, 0};
+  }
+  if (!*too_long || !extrapolate) return std::nullopt;
+  if (const auto x = extrapolated_time(algorithm, shape, params, sim)) {
+    return SimulatedSegment{x->seconds, params.segment_bytes, x->prefix_segments};
+  }
+  return std::nullopt;
+}
+
 // A segmented algorithm under simulation, its segment not fixed by the user: the fastest
-// simulated candidate of simulated_segment_candidates(), or nothing when none can be simulated
-// (the closed form stands). Candidates are tried largest first; the number of segments, and with
-// it the schedule's length, only grows as the segment shrinks, so the first schedule past the cap
-// ends the search.
-std::optional<std::pair<double, std::uint64_t>> best_simulated_segment(
-    const AlgorithmView& algorithm, const CallShape& shape, const AlgoParams& closed,
-    const Policy& policy, const Simulation& sim) {
-  std::optional<std::pair<double, std::uint64_t>> best;
+// candidate of simulated_segment_candidates(), or nothing when none can be simulated (the closed
+// form stands). Candidates are tried largest first; the number of segments, and with it the
+// schedule's length, only grows as the segment shrinks: of the candidates past the cap, the
+// first kMaxExtrapolatedCandidates and the closed form's own are extrapolated from their first
+// segments.
+std::optional<SimulatedSegment> best_simulated_segment(const AlgorithmView& algorithm,
+                                                       const CallShape& shape,
+                                                       const AlgoParams& closed,
+                                                       const Policy& policy,
+                                                       const Simulation& sim) {
+  std::optional<SimulatedSegment> best;
+  std::size_t extrapolated = 0;
   for (const std::uint64_t s :
        simulated_segment_candidates(shape.bytes, closed.segment_bytes, policy.segment_unit_bytes)) {
     AlgoParams params = closed;
     params.segment_bytes = s;
+    // The closed form's own segment is always worth its extrapolation.
+    const bool own = s == closed.segment_bytes;
     bool too_long = false;
-    const auto t = simulated_time(algorithm, shape, params, sim, &too_long);
-    if (too_long) break;
-    if (t && (!best || *t < best->first)) best = {*t, s};
+    const auto t = simulated_at(algorithm, shape, params, sim,
+                                own || extrapolated < kMaxExtrapolatedCandidates, &too_long);
+    if (too_long && !own) ++extrapolated;
+    // Ties go to the larger segment, also where rounding differs between equal sums (an
+    // extrapolated candidate against a simulated one).
+    if (t && (!best || t->seconds < best->seconds * (1.0 - kSegmentTieTolerance))) best = t;
   }
   return best;
 }
@@ -221,13 +309,18 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
         if (a.segmented && !policy.segment_bytes) {
           if (const auto best =
                   best_simulated_segment(a, shape, search_start(a, e.params), policy, *sim)) {
-            e.predicted_s = best->first;
-            e.params.segment_bytes = best->second;
+            e.predicted_s = best->seconds;
+            e.params.segment_bytes = best->segment;
             e.simulated = true;
+            e.extrapolated_from_segments = best->prefix_segments;
           }
-        } else if (const auto t = simulated_time(a, shape, e.params, *sim)) {
-          e.predicted_s = *t;
-          e.simulated = true;
+        } else {
+          bool too_long = false;
+          if (const auto t = simulated_at(a, shape, e.params, *sim, a.segmented, &too_long)) {
+            e.predicted_s = t->seconds;
+            e.simulated = true;
+            e.extrapolated_from_segments = t->prefix_segments;
+          }
         }
       }
     }

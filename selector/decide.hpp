@@ -42,6 +42,10 @@ struct CostEntry {
   // True when predicted_s comes from simulating the algorithm's schedule on the communicator's
   // placement (the model file's [contention] section), false for the closed-form model.
   bool simulated = false;
+  // When predicted_s was extrapolated from the simulation of the message's first segments (a
+  // segmented Bcast whose schedule is longer than kMaxSimulatedMessages): how many segments the
+  // simulated prefix held. 0: the whole schedule was simulated, or none was.
+  std::uint64_t extrapolated_from_segments = 0;
 };
 
 // Schedules with more messages than this keep their closed-form prediction: the simulation's cost
@@ -52,8 +56,31 @@ struct CostEntry {
 // same choice.
 inline constexpr std::size_t kMaxSimulatedMessages = 4096;
 
-// The smallest power-of-4 segment size tried when a segmented algorithm is simulated.
+// The smallest segment size tried when a segmented algorithm is simulated; the others double it.
+// Powers of 2, not of 4: the power-of-4 grid skipped SMPI's 8 KiB segments, where its bandwidth
+// factors move bytes fastest, and with them a chain 1.12x faster than the choice (gige, P = 16,
+// 8 per node, 64 KiB; docs/BENCHMARKS.md).
 inline constexpr std::uint64_t kFirstSimulatedSegmentBytes = 1024;
+
+// A segmented Bcast whose schedule is longer than kMaxSimulatedMessages is predicted from the
+// simulations of its message's first k and 2 k segments, extrapolated linearly to the whole
+// message. k is this or one more than the segments the algorithm keeps in flight
+// (AlgorithmView::segments_in_flight), whichever is larger: both prefixes must hold the
+// pipeline's fill.
+inline constexpr std::uint64_t kMinExtrapolationSegments = 8;
+
+// The longer prefix of an extrapolation may hold this many messages: twice the cap, so that the
+// preposted chain's prefixes of 65 and 130 segments fit at 64 ranks (8190 messages). Past it the
+// closed form stands.
+inline constexpr std::size_t kMaxPrefixMessages = 2 * kMaxSimulatedMessages;
+
+// Relative difference below which two candidate segments' simulated times tie (the larger
+// segment wins): equal sums rounded differently, extrapolated against simulated, are equal.
+inline constexpr double kSegmentTieTolerance = 1e-9;
+
+// How many of a segment search's candidates past the cap are extrapolated (each costs two
+// simulations of up to kMaxSimulatedMessages messages), besides the closed form's own segment.
+inline constexpr std::size_t kMaxExtrapolatedCandidates = 3;
 
 // The model a simulated segment search starts from: `model` without the link shares the
 // simulation of schedules does not charge (the fan-out share sigma and the pair share tau,
@@ -63,8 +90,8 @@ std::optional<models::ModelFile> without_link_shares(const models::ModelFile& mo
 
 // The segment sizes decide() simulates for a segmented algorithm whose segment the user did not
 // fix, largest first, without repeats: the closed form's choice, `bytes` itself (one segment),
-// and the sizes 1 KiB x 4^i up to `bytes`, rounded up to a multiple of unit_bytes (0 is taken as
-// 1), that cut the message into at most kMaxSimulatedMessages segments. At most 8 sizes.
+// and the sizes 1 KiB x 2^i up to `bytes`, rounded up to a multiple of unit_bytes (0 is taken as
+// 1), that cut the message into at most kMaxSimulatedMessages segments. At most 15 sizes.
 // bytes == 0 gives the closed form's choice only.
 std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
                                                         std::uint64_t closed_form_segment,
@@ -96,10 +123,12 @@ struct Decision {
 // is predicted by models::contention::simulate() of its schedule, built with the parameters its
 // closed-form model chose. A segmented algorithm whose segment the user did not fix
 // (Policy::segment_bytes) is simulated at every size of simulated_segment_candidates() whose
-// schedule fits the cap, and keeps the fastest (ties: the larger segment) in CostEntry::params;
-// a fixed segment is simulated alone. Algorithms without a schedule, schedules longer than
-// kMaxSimulatedMessages (for a segmented algorithm: at every candidate) and schedules the solver
-// rejects keep the closed form and its parameters. CostEntry::simulated says which.
+// schedule fits the cap, and at the next kMaxExtrapolatedCandidates sizes by extrapolation from
+// their first segments (kMinExtrapolationSegments), and keeps the fastest (ties: the larger
+// segment) in CostEntry::params; a fixed segment is simulated alone, or extrapolated past the
+// cap. Algorithms without a schedule, schedules longer than kMaxSimulatedMessages that cannot be
+// extrapolated and schedules the solver rejects keep the closed form and its parameters.
+// CostEntry::simulated and CostEntry::extrapolated_from_segments say which.
 Decision decide(const CallShape& shape, std::span<const AlgorithmView> algorithms,
                 const ModelSet& models, const Policy& policy,
                 const models::contention::Placement* placement = nullptr);

@@ -67,7 +67,7 @@ constexpr std::array<Algorithm<BcastCall>, 13> kBcast{{
       "segmented chain, up to 64 segments' receives posted ahead (SMPI's NTSL, MPICH's pipelined "
       "tree with recv_pre_posted)",
       segmented<m::bcast_chain_preposted>, one_message, true, schedule::bcast_chain_preposted,
-      schedule::bcast_segmented_tree_size},
+      schedule::bcast_segmented_tree_size, m::kChainPrepostedReceives},
      bcast::chain_preposted},
 }};
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conf/embedded.hpp"
@@ -59,9 +60,10 @@ mc::Schedule line(const CallShape& s, const AlgoParams&) {
   return out;
 }
 
+// Past the cap, and past an extrapolation's prefix too, whatever the message.
 mc::Schedule too_long(const CallShape& s, const AlgoParams&) {
   mc::Schedule out{s.comm_size, {}};
-  out.messages.assign(kMaxSimulatedMessages + 1, send(0, 1));
+  out.messages.assign(kMaxPrefixMessages + 1, send(0, 1));
   return out;
 }
 
@@ -332,8 +334,9 @@ const AlgorithmView kSegmented[] = {
 
 // 6 ranks, 1 MiB, g(s) = 0.512 us + s ns, L = 0.512 us: the pipeline takes
 // T(s) = (2^20 / s + 4) g(s) + 5 L, least at s = sqrt(2^20 x 0.512 us / (4 x 1 ns)) = 11.3 KiB.
-// Candidates: 1 MiB, 256 KiB, 64 KiB, 16 KiB, 4 KiB; 1 KiB (5 x 1024 messages) and the closed
-// form's 8 B are past the cap.
+// Candidates: 1 MiB, 512 KiB, ..., 2 KiB within the cap; 1 KiB (5 x 1024 messages) and the closed
+// form's 8 B past it, extrapolated from their first segments. 8 KiB and 16 KiB tie exactly:
+// (128 + 4) x 8.704 us = (64 + 4) x 16.896 us = 1,148.928 us.
 constexpr std::uint64_t kMiB = 1 << 20;
 constexpr int kPipelineRanks = 6;
 constexpr double kSegmentFixed = 0.512e-6;
@@ -348,22 +351,24 @@ CallShape big_shape() { return {Collective::bcast, kPipelineRanks, kMiB, 0}; }
 TEST(DecidePlacement, TheSegmentCandidatesAreFewAndFitTheCap) {
   using V = std::vector<std::uint64_t>;
   EXPECT_EQ(simulated_segment_candidates(kMiB, 1536, 8),
-            (V{kMiB, 256 << 10, 64 << 10, 16 << 10, 4 << 10, 1536, 1024}));
+            (V{kMiB, 512 << 10, 256 << 10, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10,
+               4 << 10, 2 << 10, 1536, 1024}));
   // 1 GiB: only sizes of at most 4096 segments, from 256 KiB; the closed form's is kept anyway.
   EXPECT_EQ(simulated_segment_candidates(1ULL << 30, 8, 8),
-            (V{1ULL << 30, 256 << 20, 64 << 20, 16 << 20, 4 << 20, 1 << 20, 256 << 10, 8}));
-  // The message itself, even when it is no power of 4; no repeats.
-  EXPECT_EQ(simulated_segment_candidates(3000, 1024, 8), (V{3000, 1024}));
+            (V{1ULL << 30, 512 << 20, 256 << 20, 128 << 20, 64 << 20, 32 << 20, 16 << 20, 8 << 20,
+               4 << 20, 2 << 20, 1 << 20, 512 << 10, 256 << 10, 8}));
+  // The message itself, even when it is no power of 2; no repeats.
+  EXPECT_EQ(simulated_segment_candidates(3000, 1024, 8), (V{3000, 2048, 1024}));
   EXPECT_EQ(simulated_segment_candidates(500, 500, 8), (V{500}));
   EXPECT_EQ(simulated_segment_candidates(0, 0, 8), (V{0}));
-  // Multiples of the unit (24-byte elements): 1032 = 43 x 24, 4104, 16392, 65544.
+  // Multiples of the unit (24-byte elements): 1032 = 43 x 24, 2064, 4104, ..., 65544.
   EXPECT_EQ(simulated_segment_candidates(96000, 2400, 24),
-            (V{96000, 65544, 16392, 4104, 2400, 1032}));
-  EXPECT_EQ(simulated_segment_candidates(4096, 4096, 0), (V{4096, 1024}));
+            (V{96000, 65544, 32784, 16392, 8208, 4104, 2400, 2064, 1032}));
+  EXPECT_EQ(simulated_segment_candidates(4096, 4096, 0), (V{4096, 2048, 1024}));
   for (int shift = 0; shift < 62; ++shift) {
     for (std::uint64_t m : {1ULL << shift, 3ULL << shift, (1ULL << shift) + 1}) {
       const V c = simulated_segment_candidates(m, 8, 8);
-      EXPECT_LE(c.size(), 8u) << m;
+      EXPECT_LE(c.size(), 15u) << m;
       EXPECT_TRUE(std::is_sorted(c.rbegin(), c.rend())) << m;
       for (std::uint64_t seg : c) {
         if (seg != 8) {
@@ -384,11 +389,11 @@ TEST(DecidePlacement, TheSegmentIsSearchedWhenTheClosedFormsSegmentIsPastTheCap)
   ASSERT_EQ(d.table.size(), 3u);
   const CostEntry& e = d.table[0];
   EXPECT_TRUE(e.simulated);
-  EXPECT_EQ(e.params.segment_bytes, 16u << 10);
+  EXPECT_EQ(e.params.segment_bytes, 16u << 10);  // the tie goes to the larger
   EXPECT_TRUE(near(e.predicted_s, pipeline_time(16 << 10)));
-  // Its neighbours are slower (1,151 us at 16 KiB; 1,201 us at 4 KiB, 1,324 us at 64 KiB), the
-  // extremes much slower.
-  for (std::uint64_t s : {4 << 10, 64 << 10, 256 << 10, 1 << 20}) {
+  // Its neighbours are slower (1,149 us at 8 and 16 KiB; 1,198 us at 4 KiB, 1,324 us at 64 KiB),
+  // the extremes much slower, extrapolated or not.
+  for (std::uint64_t s : {1 << 10, 4 << 10, 64 << 10, 256 << 10, 1 << 20}) {
     EXPECT_GT(pipeline_time(s), e.predicted_s * 1.04) << s;
   }
 
@@ -403,7 +408,7 @@ TEST(DecidePlacement, TheSegmentIsSearchedWhenTheClosedFormsSegmentIsPastTheCap)
   EXPECT_EQ(d.table[2].params.segment_bytes, 8u);
 }
 
-TEST(DecidePlacement, AUserFixedSegmentIsSimulatedAloneOrLeftToTheClosedForm) {
+TEST(DecidePlacement, AUserFixedSegmentIsSimulatedAloneOrExtrapolated) {
   const auto m = model(mc::Use::always, kSegmentFixed, kSegmentFixed);
   const mc::Placement p = one_per_node(kPipelineRanks);
   Policy policy;
@@ -414,17 +419,50 @@ TEST(DecidePlacement, AUserFixedSegmentIsSimulatedAloneOrLeftToTheClosedForm) {
   EXPECT_TRUE(near(d.table[0].predicted_s, pipeline_time(4096)));  // 260 x 4.608 + 2.56 us
   EXPECT_EQ(d.table[1].params.segment_bytes, 4096u);
 
-  // 1 KiB: 5 x 1024 messages, past the cap: the closed form, with the user's segment.
+  EXPECT_EQ(d.table[0].extrapolated_from_segments, 0u);
+
+  // 1 KiB: 5 x 1024 messages, past the cap: extrapolated from the first 16 segments (twice
+  // kMinExtrapolationSegments), exactly, since each later segment adds one g(s) to the pipeline.
   policy.segment_bytes = 1024;
   const Decision past = decide(big_shape(), kSegmented, {nullptr, &m}, policy, &p);
-  EXPECT_FALSE(past.table[0].simulated);
-  EXPECT_EQ(past.table[0].predicted_s, 1.0);
+  EXPECT_TRUE(past.table[0].simulated);
+  EXPECT_EQ(past.table[0].extrapolated_from_segments, 2 * kMinExtrapolationSegments);
+  EXPECT_TRUE(near(past.table[0].predicted_s, pipeline_time(1024)));
   EXPECT_EQ(past.table[0].params.segment_bytes, 1024u);
-  // 8 B of 1 MiB: refused before its 655360-message schedule is built.
+  // 8 B of 1 MiB: its 655360-message schedule is never built, only its first 16 segments'.
   policy.segment_bytes = 8;
   const Decision tiny = decide(big_shape(), kSegmented, {nullptr, &m}, policy, &p);
-  EXPECT_FALSE(tiny.table[0].simulated);
+  EXPECT_TRUE(tiny.table[0].simulated);
+  EXPECT_TRUE(near(tiny.table[0].predicted_s, pipeline_time(8)));
   EXPECT_EQ(tiny.table[0].params.segment_bytes, 8u);
+  // A schedule past the cap whatever its length: the closed form stands.
+  EXPECT_FALSE(tiny.table[2].simulated);
+  EXPECT_EQ(tiny.table[2].predicted_s, 1.0);
+}
+
+// The prefix holds what a rank keeps in flight: with 64 segments ahead, 2 x 65 segments are
+// simulated. And where the longer prefix is past kMaxPrefixMessages (600 ranks: 16 x 599
+// messages), the closed form stands.
+TEST(DecidePlacement, TheExtrapolatedPrefixHoldsTheSegmentsInFlight) {
+  const auto m = model(mc::Use::always, kSegmentFixed, kSegmentFixed);
+  AlgorithmView windowed = kSegmented[0];
+  windowed.segments_in_flight = 64;
+  const AlgorithmView table[] = {windowed};
+  Policy policy;
+  policy.segment_bytes = 1024;
+  const mc::Placement p = one_per_node(kPipelineRanks);
+  const Decision d = decide(big_shape(), table, {nullptr, &m}, policy, &p);
+  EXPECT_TRUE(d.table[0].simulated);
+  EXPECT_EQ(d.table[0].extrapolated_from_segments, 130u);
+  EXPECT_TRUE(near(d.table[0].predicted_s, pipeline_time(1024)));
+
+  const int many = 600;
+  static_assert(2 * kMinExtrapolationSegments * (many - 1) > kMaxPrefixMessages);
+  const mc::Placement wide = one_per_node(many);
+  const Decision none =
+      decide({Collective::bcast, many, kMiB, 0}, kSegmented, {nullptr, &m}, policy, &wide);
+  EXPECT_FALSE(none.table[0].simulated);
+  EXPECT_EQ(none.table[0].predicted_s, 1.0);
 }
 
 // The embedded default model with a [contention] section that always simulates: the registry's
@@ -440,6 +478,40 @@ std::optional<models::ModelFile> embedded_model_simulating(mc::RuleKind rule, do
   c.alpha_s_per_byte = alpha;
   load.model->contention = c;
   return load.model;
+}
+
+// The registry's segmented chains and binomial tree at 16 ranks, 8 per node, 4 MiB in 8 KiB
+// segments (7680 messages for a chain, past the cap): the extrapolation against the simulation
+// of the whole schedule, done here without the cap.
+TEST(DecidePlacement, TheExtrapolationFollowsTheWholeScheduleSimulation) {
+  const std::optional<models::ModelFile> loaded =
+      embedded_model_simulating(mc::RuleKind::gige, 8e-9);
+  ASSERT_TRUE(loaded.has_value());
+  const models::ModelFile& m = *loaded;
+  const mc::Placement p = mc::make_placement(mc::PlacementKind::filled, 16, 8);
+  const CallShape s{Collective::bcast, 16, 4 * kMiB, 0};
+  Policy policy;
+  policy.segment_bytes = 8192;
+  const Decision d = decide(s, {nullptr, &m}, policy, &p);
+  int checked = 0;
+  for (const std::string_view name :
+       {"bcast.chain_segmented", "bcast.chain_preposted", "bcast.binomial_segmented"}) {
+    const AlgorithmView* view = find_algorithm(Collective::bcast, name);
+    ASSERT_NE(view, nullptr);
+    const auto e = std::find_if(d.table.begin(), d.table.end(),
+                                [&](const CostEntry& c) { return c.name == name; });
+    ASSERT_NE(e, d.table.end());
+    const mc::Schedule whole = view->schedule(s, e->params);
+    ASSERT_GT(whole.messages.size(), kMaxSimulatedMessages) << name;
+    EXPECT_TRUE(e->simulated) << name;
+    EXPECT_GT(e->extrapolated_from_segments, 0u) << name;
+    const models::plogp::Params* intra = m.intra_node ? &*m.intra_node : nullptr;
+    const double t = mc::simulate(whole, p, *m.contention, m.plogp, intra).completion_s;
+    EXPECT_NEAR(e->predicted_s / t, 1.0, 0.05) << name << ": " << e->predicted_s << " s, whole "
+                                               << t << " s";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
 }
 
 // The registry's segmented broadcasts on a model and network like a measured one: the segment
@@ -472,15 +544,21 @@ TEST(DecidePlacement, TheRegistrysSegmentedBroadcastsKeepTheFastestSimulatedCand
         const mc::Schedule schedule = view->schedule(s, params);
         if (schedule.messages.size() > kMaxSimulatedMessages) continue;
         const double t = mc::simulate(schedule, p, c, m.plogp).completion_s;
-        if (best_seg == 0 || t < best_s || (t == best_s && seg > best_seg)) {
+        // Largest first: ties (kSegmentTieTolerance) keep the larger.
+        if (best_seg == 0 || t < best_s * (1.0 - kSegmentTieTolerance)) {
           best_s = t;
           best_seg = seg;
         }
       }
       ASSERT_NE(best_seg, 0u) << e.name;
       EXPECT_TRUE(e.simulated) << e.name;
-      EXPECT_EQ(e.params.segment_bytes, best_seg) << e.name << " at " << bytes;
-      EXPECT_EQ(e.predicted_s, best_s) << e.name << " at " << bytes;
+      if (e.extrapolated_from_segments == 0) {
+        EXPECT_EQ(e.params.segment_bytes, best_seg) << e.name << " at " << bytes;
+        EXPECT_EQ(e.predicted_s, best_s) << e.name << " at " << bytes;
+      } else {  // a candidate past the cap, extrapolated, beat every one within it
+        EXPECT_GT(view->schedule(s, e.params).messages.size(), kMaxSimulatedMessages) << e.name;
+        EXPECT_LT(e.predicted_s, best_s) << e.name << " at " << bytes;
+      }
       moved += e.params.segment_bytes != closed.params.segment_bytes;
     }
     EXPECT_EQ(segmented, 5);  // flat, chain and binomial _segmented, split_binary, chain_preposted
@@ -575,12 +653,16 @@ TEST(DecidePlacement, TheRegistrySimulatesEveryScheduledBroadcast) {
     if (e.not_applicable) continue;
     // Every scheduled broadcast is simulated: a segmented one at some candidate segment within
     // the cap (16 KiB and up: 63 x 64 = 4032 messages; split_binary cuts halves, 8 KiB and up:
-    // 63 x 64 + 63 swaps = 4095), the others with the closed form's parameters.
+    // 63 x 64 + 63 swaps = 4095) or extrapolated past it, the others with the closed form's
+    // parameters.
     EXPECT_EQ(e.simulated, view->schedule != nullptr) << e.name;
     if (view->segmented) {
-      EXPECT_GE(e.params.segment_bytes, e.name == "bcast.split_binary" ? 8u << 10 : 16u << 10)
+      const bool within = e.extrapolated_from_segments == 0;
+      EXPECT_EQ(within, e.params.segment_bytes >=
+                            (e.name == "bcast.split_binary" ? 8u << 10 : 16u << 10))
           << e.name;
-      EXPECT_LE(view->schedule(s, e.params).messages.size(), kMaxSimulatedMessages) << e.name;
+      EXPECT_EQ(within, view->schedule(s, e.params).messages.size() <= kMaxSimulatedMessages)
+          << e.name;
     } else {
       EXPECT_EQ(closed.table[i].params, e.params) << e.name << ": the closed form's parameters";
     }

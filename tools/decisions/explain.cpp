@@ -148,7 +148,14 @@ std::string cost_table_text(const Explanation& e) {
     const CostEntry& c = rows[i];
     const bool chosen = static_cast<int>(i) == e.decision.winner;
     std::string remark = c.not_applicable ? "n/a: " + *c.not_applicable : (chosen ? "chosen" : "");
-    if (c.simulated) remark += remark.empty() ? "simulated" : ", simulated";
+    if (c.simulated) {
+      // An extrapolated figure says so, and from how much of the message (decide.hpp).
+      const std::string how =
+          c.extrapolated_from_segments == 0
+              ? "simulated"
+              : fmt::format("simulated {} segments, extrapolated", c.extrapolated_from_segments);
+      remark += remark.empty() ? how : ", " + how;
+    }
     const double interval = i < e.interval_s.size() ? e.interval_s[i] : kNaN;
     table.add_row({chosen ? "->" : "", std::string(c.name), predicted_cell(c),
                    std::isnan(interval) ? "-" : common::format_duration(interval),
@@ -181,7 +188,8 @@ json entry_json(const CostEntry& c, Collective coll, double interval_s) {
           {"segmented", applicable && is_segmented(c, coll)},
           {"segment_bytes", c.params.segment_bytes},
           {"window", c.params.window},
-          {"simulated", c.simulated}};
+          {"simulated", c.simulated},
+          {"extrapolated_from_segments", c.extrapolated_from_segments}};
 }
 
 }  // namespace
