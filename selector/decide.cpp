@@ -145,11 +145,12 @@ struct Extrapolated {
 // the simulations of the prefixes of k_a and k_b = 2 k_a segments. Both prefixes must hold the
 // fill: more segments than a rank keeps in flight to a child, else a window of the preposted
 // chain (64 segments) is cut short and its fill with it (kMinExtrapolationSegments). Nothing when
-// the longer prefix is past kMaxPrefixMessages or either cannot be simulated. Depends on
+// the longer prefix is past kMaxPrefixMessages, the two prefixes' messages are more than what is
+// left of `budget` (taken from it otherwise), or either cannot be simulated. Depends on
 // rank-invariant inputs only.
 std::optional<Extrapolated> extrapolated_time(const AlgorithmView& algorithm,
                                               const CallShape& shape, const AlgoParams& params,
-                                              const Simulation& sim) {
+                                              const Simulation& sim, std::size_t& budget) {
   const std::uint64_t s = params.segment_bytes;
   if (!algorithm.segmented || shape.coll != Collective::bcast || s == 0 || s >= shape.bytes) {
     return std::nullopt;
@@ -172,6 +173,9 @@ std::optional<Extrapolated> extrapolated_time(const AlgorithmView& algorithm,
     if (!longer) return std::nullopt;
     const auto shorter = prefix_schedule(ka);
     if (!shorter) return std::nullopt;
+    const std::size_t messages = longer->messages.size() + shorter->messages.size();
+    if (messages > budget) return std::nullopt;
+    budget -= messages;
     const auto simulated = [&](const contention::Schedule& schedule) {
       return contention::simulate(schedule, sim.placement(), *sim.params, *sim.plogp, sim.intra)
           .completion_s;
@@ -232,17 +236,17 @@ struct SimulatedSegment {
 };
 
 // A segmented algorithm under simulation at `params`: its schedule simulated, or past the cap
-// extrapolated from its first segments (`extrapolate`), or nothing.
+// extrapolated from its first segments within `budget` (none: not extrapolated), or nothing.
 std::optional<SimulatedSegment> simulated_at(const AlgorithmView& algorithm,
                                              const CallShape& shape, const AlgoParams& params,
-                                             const Simulation& sim, bool extrapolate,
+                                             const Simulation& sim, std::size_t* budget,
                                              bool* too_long) {
   *too_long = false;
   if (const auto t = simulated_time(algorithm, shape, params, sim, too_long)) {
     return SimulatedSegment{*t, params.segment_bytes, 0};
   }
-  if (!*too_long || !extrapolate) return std::nullopt;
-  if (const auto x = extrapolated_time(algorithm, shape, params, sim)) {
+  if (!*too_long || budget == nullptr) return std::nullopt;
+  if (const auto x = extrapolated_time(algorithm, shape, params, sim, *budget)) {
     return SimulatedSegment{x->seconds, params.segment_bytes, x->prefix_segments};
   }
   return std::nullopt;
@@ -251,26 +255,34 @@ std::optional<SimulatedSegment> simulated_at(const AlgorithmView& algorithm,
 // A segmented algorithm under simulation, its segment not fixed by the user: the fastest
 // candidate of simulated_segment_candidates(), or nothing when none can be simulated (the closed
 // form stands). Candidates are tried largest first; the number of segments, and with it the
-// schedule's length, only grows as the segment shrinks: of the candidates past the cap, the
-// first kMaxExtrapolatedCandidates and the closed form's own are extrapolated from their first
-// segments.
+// schedule's length, only grows as the segment shrinks. Of the candidates past the cap, the
+// closed form's own segment (first: the model's best guess) and then the first
+// kMaxExtrapolatedCandidates others are extrapolated from their first segments, while their
+// prefixes fit kExtrapolationBudgetMessages.
 std::optional<SimulatedSegment> best_simulated_segment(const AlgorithmView& algorithm,
                                                        const CallShape& shape,
                                                        const AlgoParams& closed,
                                                        const Policy& policy,
                                                        const Simulation& sim) {
+  std::size_t budget = kExtrapolationBudgetMessages;
+  bool own_too_long = false;
+  const std::optional<SimulatedSegment> own =
+      simulated_at(algorithm, shape, closed, sim, &budget, &own_too_long);
   std::optional<SimulatedSegment> best;
   std::size_t extrapolated = 0;
   for (const std::uint64_t s :
        simulated_segment_candidates(shape.bytes, closed.segment_bytes, policy.segment_unit_bytes)) {
-    AlgoParams params = closed;
-    params.segment_bytes = s;
-    // The closed form's own segment is always worth its extrapolation.
-    const bool own = s == closed.segment_bytes;
-    bool too_long = false;
-    const auto t = simulated_at(algorithm, shape, params, sim,
-                                own || extrapolated < kMaxExtrapolatedCandidates, &too_long);
-    if (too_long && !own) ++extrapolated;
+    std::optional<SimulatedSegment> t;
+    if (s == closed.segment_bytes) {
+      t = own;
+    } else {
+      AlgoParams params = closed;
+      params.segment_bytes = s;
+      bool too_long = false;
+      t = simulated_at(algorithm, shape, params, sim,
+                       extrapolated < kMaxExtrapolatedCandidates ? &budget : nullptr, &too_long);
+      if (too_long) ++extrapolated;
+    }
     // Ties go to the larger segment, also where rounding differs between equal sums (an
     // extrapolated candidate against a simulated one).
     if (t && (!best || t->seconds < best->seconds * (1.0 - kSegmentTieTolerance))) best = t;
@@ -316,7 +328,8 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
           }
         } else {
           bool too_long = false;
-          if (const auto t = simulated_at(a, shape, e.params, *sim, a.segmented, &too_long)) {
+          std::size_t budget = kExtrapolationBudgetMessages;
+          if (const auto t = simulated_at(a, shape, e.params, *sim, &budget, &too_long)) {
             e.predicted_s = t->seconds;
             e.simulated = true;
             e.extrapolated_from_segments = t->prefix_segments;

@@ -78,9 +78,15 @@ inline constexpr std::size_t kMaxPrefixMessages = 2 * kMaxSimulatedMessages;
 // segment wins): equal sums rounded differently, extrapolated against simulated, are equal.
 inline constexpr double kSegmentTieTolerance = 1e-9;
 
-// How many of a segment search's candidates past the cap are extrapolated (each costs two
-// simulations of up to kMaxSimulatedMessages messages), besides the closed form's own segment.
+// How many of a segment search's candidates past the cap are extrapolated, besides the closed
+// form's own segment.
 inline constexpr std::size_t kMaxExtrapolatedCandidates = 3;
+
+// The messages an algorithm's extrapolations may simulate in one decision, their two prefixes
+// each: 3 x the cap. It bounds the cost the extrapolations add to a first decision (about 4-6 us
+// a message here) whatever P: at P = 256 two extrapolations of a chain (16 + 8 segments of 255
+// messages), at P = 64 one of the preposted chain (130 + 65 segments of 63), at P = 16 all.
+inline constexpr std::size_t kExtrapolationBudgetMessages = 3 * kMaxSimulatedMessages;
 
 // The model a simulated segment search starts from: `model` without the link shares the
 // simulation of schedules does not charge (the fan-out share sigma and the pair share tau,

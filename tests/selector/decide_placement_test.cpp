@@ -480,6 +480,28 @@ std::optional<models::ModelFile> embedded_model_simulating(mc::RuleKind rule, do
   return load.model;
 }
 
+// The extrapolations' cost is bounded per algorithm: at 300 ranks one extrapolation of the
+// pipeline simulates 8 + 16 segments of 299 messages (7176), and the closed form's own 8 B
+// takes it, so the 64, 32 and 16 KiB candidates past the cap, each far faster (20.7, 11.2 and
+// 6.1 ms), are not extrapolated: 128 KiB (40.3 ms), the smallest within the cap, stands.
+TEST(DecidePlacement, TheExtrapolationsStayWithinTheirBudget) {
+  const auto m = model(mc::Use::always, kSegmentFixed, kSegmentFixed);
+  const int ranks = 300;
+  const std::size_t one = 3 * kMinExtrapolationSegments * (ranks - 1);
+  static_assert(3 * kMinExtrapolationSegments * (ranks - 1) <= kExtrapolationBudgetMessages &&
+                6 * kMinExtrapolationSegments * (ranks - 1) > kExtrapolationBudgetMessages);
+  ASSERT_EQ(one, 7176u);
+  const mc::Placement p = one_per_node(ranks);
+  const CallShape s{Collective::bcast, ranks, kMiB, 0};
+  const Decision d = decide(s, kSegmented, {nullptr, &m}, Policy{}, &p);
+  const CostEntry& e = d.table[0];
+  EXPECT_TRUE(e.simulated);
+  EXPECT_EQ(e.extrapolated_from_segments, 0u);
+  EXPECT_EQ(e.params.segment_bytes, 128u << 10);
+  const double g = kSegmentFixed + (128 << 10) * kAlpha;
+  EXPECT_TRUE(near(e.predicted_s, (8 + ranks - 2) * g + (ranks - 1) * kSegmentFixed));
+}
+
 // The registry's segmented chains and binomial tree at 16 ranks, 8 per node, 4 MiB in 8 KiB
 // segments (7680 messages for a chain, past the cap): the extrapolation against the simulation
 // of the whole schedule, done here without the cap.
