@@ -144,6 +144,35 @@ TEST(Explain, SaysWhatExploringMayTry) {
   EXPECT_TRUE(monitor.at("explore").is_null());
 }
 
+// A schedule past the simulation's cap says it was extrapolated, and from how many segments: the
+// preposted chain at P = 16, 8 per node, 4 MiB in 8 KiB segments (7680 messages) from its first
+// 130; in 16 KiB segments (3840) it is simulated whole (docs/MODELS.md, "Past the cap").
+TEST(Explain, SaysWhenAPredictionIsExtrapolated) {
+  const std::string model = std::string(COLLSEL_TOOLS_FIXTURES) + "/gige-gaps-third.toml";
+  for (const int segment : {8192, 16384}) {
+    const std::string config =
+        ::testing::TempDir() + "explain-segment-" + std::to_string(segment) + ".toml";
+    std::ofstream(config) << "[override]\nsegment_bytes = " << segment << "\n";
+    const std::vector<std::string> args = {"--coll",  "bcast", "-P",       "16",
+                                           "-m",      "4MiB",  "--model",  model,
+                                           "--config", config, "--ranks-per-node", "8"};
+    const json doc = explain_json(args);
+    ASSERT_FALSE(doc.empty());
+    const auto e = std::find_if(doc.at("table").begin(), doc.at("table").end(), [](const json& x) {
+      return x.at("name") == "bcast.chain_preposted";
+    });
+    ASSERT_NE(e, doc.at("table").end());
+    EXPECT_TRUE(e->at("simulated").get<bool>()) << e->dump();
+    EXPECT_EQ(e->at("extrapolated_from_segments"), segment == 8192 ? 130 : 0) << e->dump();
+    std::vector<std::string> text_args = {"explain"};
+    text_args.insert(text_args.end(), args.begin(), args.end());
+    const CommandResult text = run_collsel(text_args);
+    EXPECT_EQ(text.out.find("simulated 130 segments, extrapolated") != std::string::npos,
+              segment == 8192)
+        << text.out;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ExplainShapes,
     ::testing::Values(Shape{"bcast", 1, "0", 0}, Shape{"bcast", 2, "1", 1},
