@@ -160,12 +160,12 @@ double busiest_cpu_s(const contention::Schedule& schedule, const Simulation& sim
 // simulation of the message's first k_b segments plus one pipeline interval per later segment.
 // A pipeline's time grows by its interval per segment once full; the interval is taken between
 // the prefixes of k_a and k_b = 2 k_a segments, the larger of their simulations' difference and
-// their busiest rank's CPU's (busiest_cpu_s). Both prefixes must hold the
-// fill: more segments than a rank keeps in flight to a child, else a window of the preposted
-// chain (64 segments) is cut short and its fill with it (kMinExtrapolationSegments). Nothing when
-// the longer prefix is past kMaxPrefixMessages, the two prefixes' messages are more than what is
-// left of `budget` (taken from it otherwise), or either cannot be simulated. Depends on
-// rank-invariant inputs only.
+// their busiest rank's CPU's (busiest_cpu_s). Both prefixes must hold the fill: more segments
+// than a rank keeps in flight to a child, else a window of the preposted chain (64 segments) is
+// cut short and its fill with it (kMinExtrapolationSegments). Nothing when the longer prefix is
+// past kMaxPrefixMessages, the two prefixes' messages are more than what is left of `budget`
+// (taken from it otherwise), or either cannot be simulated. Depends on rank-invariant inputs
+// only.
 std::optional<Extrapolated> extrapolated_time(const AlgorithmView& algorithm,
                                               const CallShape& shape, const AlgoParams& params,
                                               const Simulation& sim, std::size_t& budget) {
