@@ -133,42 +133,26 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
   }
 }
 
-// A simulated time extrapolated from the simulations of a message's first segments.
-struct Extrapolated {
+// A segmented algorithm's prediction at a segment: simulated, or extrapolated past the cap.
+struct SimulatedSegment {
   double seconds = 0.0;
-  std::uint64_t prefix_segments = 0;  // the longer simulated prefix
+  std::uint64_t segment = 0;
+  std::uint64_t prefix_segments = 0;  // CostEntry::extrapolated_from_segments; 0: simulated
 };
-
-// The busiest rank's CPU time in `schedule`: o_s(m) per send and o_r(m) per receive (LogP's
-// overheads, which a rank pays one after the other), from the [intra_node] table where both ends
-// share a node.
-double busiest_cpu_s(const contention::Schedule& schedule, const Simulation& sim) {
-  const std::vector<int>& node = sim.placement().node_of_rank;
-  std::vector<double> cpu(static_cast<std::size_t>(schedule.ranks), 0.0);
-  for (const contention::Message& m : schedule.messages) {
-    const auto src = static_cast<std::size_t>(m.src);
-    const auto dst = static_cast<std::size_t>(m.dst);
-    const bool local = sim.intra != nullptr && node[src] == node[dst];
-    const models::plogp::Params& p = local ? *sim.intra : *sim.plogp;
-    cpu[src] += p.send_overhead_s(m.bytes);
-    cpu[dst] += p.recv_overhead_s(m.bytes);
-  }
-  return cpu.empty() ? 0.0 : *std::max_element(cpu.begin(), cpu.end());
-}
 
 // A segmented Bcast whose schedule at `params` is longer than kMaxSimulatedMessages: the
 // simulation of the message's first k_b segments plus one pipeline interval per later segment.
 // A pipeline's time grows by its interval per segment once full; the interval is taken between
 // the prefixes of k_a and k_b = 2 k_a segments, the larger of their simulations' difference and
-// their busiest rank's CPU's (busiest_cpu_s). Both prefixes must hold the fill: more segments
-// than a rank keeps in flight to a child, else a window of the preposted chain (64 segments) is
-// cut short and its fill with it (kMinExtrapolationSegments). Nothing when the longer prefix is
-// past kMaxPrefixMessages, the two prefixes' messages are more than what is left of `budget`
-// (taken from it otherwise), or either cannot be simulated. Depends on rank-invariant inputs
-// only.
-std::optional<Extrapolated> extrapolated_time(const AlgorithmView& algorithm,
-                                              const CallShape& shape, const AlgoParams& params,
-                                              const Simulation& sim, std::size_t& budget) {
+// their busiest rank's CPU's (contention::busiest_cpu_s). Both prefixes must hold the fill: more
+// segments than a rank keeps in flight to a child, else a window of the preposted chain (64
+// segments) is cut short and its fill with it (kMinExtrapolationSegments). Nothing when the
+// longer prefix is past kMaxPrefixMessages, the two prefixes' messages are more than what is
+// left of `budget` (taken from it otherwise), or either cannot be simulated. Depends on
+// rank-invariant inputs only.
+std::optional<SimulatedSegment> extrapolated_time(const AlgorithmView& algorithm,
+                                                  const CallShape& shape, const AlgoParams& params,
+                                                  const Simulation& sim, std::size_t& budget) {
   const std::uint64_t s = params.segment_bytes;
   if (!algorithm.segmented || shape.coll != Collective::bcast || s == 0 || s >= shape.bytes) {
     return std::nullopt;
@@ -203,14 +187,16 @@ std::optional<Extrapolated> extrapolated_time(const AlgorithmView& algorithm,
     // that receives and forwards a window pay less than o_r + o_s a segment, and the preposted
     // chain in 1 KiB segments at eth25-fattree P = 64, 8 per node, grew by 0.46 us a segment
     // there against SMPI's 2-2.5 us, o_s + o_r = 2.0 us (docs/MODELS.md, "Past the cap").
-    const double per_segment =
-        std::max({0.0, longer_s - simulated(*shorter),
-                  busiest_cpu_s(*longer, sim) - busiest_cpu_s(*shorter, sim)}) /
-        static_cast<double>(kb - ka);
+    const auto busiest_cpu = [&](const contention::Schedule& schedule) {
+      return contention::busiest_cpu_s(schedule, *sim.plogp, &sim.placement(), sim.intra);
+    };
+    const double per_segment = std::max({0.0, longer_s - simulated(*shorter),
+                                         busiest_cpu(*longer) - busiest_cpu(*shorter)}) /
+                               static_cast<double>(kb - ka);
     // Per byte past the prefix, so that a last partial segment counts its share.
-    return Extrapolated{
+    return SimulatedSegment{
         longer_s + per_segment * static_cast<double>(shape.bytes - kb * s) / static_cast<double>(s),
-        kb};
+        s, kb};
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -252,28 +238,19 @@ std::vector<std::uint64_t> simulated_segment_candidates(std::uint64_t bytes,
 
 namespace {
 
-// A segmented algorithm's prediction at its best simulated segment.
-struct SimulatedSegment {
-  double seconds = 0.0;
-  std::uint64_t segment = 0;
-  std::uint64_t prefix_segments = 0;  // CostEntry::extrapolated_from_segments
-};
-
 // A segmented algorithm under simulation at `params`: its schedule simulated, or past the cap
 // extrapolated from its first segments within `budget` (none: not extrapolated), or nothing.
+// `too_long`, when given, is set when the schedule was past the cap.
 std::optional<SimulatedSegment> simulated_at(const AlgorithmView& algorithm,
                                              const CallShape& shape, const AlgoParams& params,
                                              const Simulation& sim, std::size_t* budget,
-                                             bool* too_long) {
-  *too_long = false;
-  if (const auto t = simulated_time(algorithm, shape, params, sim, too_long)) {
-    return SimulatedSegment{*t, params.segment_bytes, 0};
-  }
-  if (!*too_long || budget == nullptr) return std::nullopt;
-  if (const auto x = extrapolated_time(algorithm, shape, params, sim, *budget)) {
-    return SimulatedSegment{x->seconds, params.segment_bytes, x->prefix_segments};
-  }
-  return std::nullopt;
+                                             bool* too_long = nullptr) {
+  bool past_cap = false;
+  const std::optional<double> t = simulated_time(algorithm, shape, params, sim, &past_cap);
+  if (too_long != nullptr) *too_long = past_cap;
+  if (t) return SimulatedSegment{*t, params.segment_bytes, 0};
+  if (!past_cap || budget == nullptr) return std::nullopt;
+  return extrapolated_time(algorithm, shape, params, sim, *budget);
 }
 
 // A segmented algorithm under simulation, its segment not fixed by the user: the fastest
@@ -289,9 +266,7 @@ std::optional<SimulatedSegment> best_simulated_segment(const AlgorithmView& algo
                                                        const Policy& policy,
                                                        const Simulation& sim) {
   std::size_t budget = kExtrapolationBudgetMessages;
-  bool own_too_long = false;
-  const std::optional<SimulatedSegment> own =
-      simulated_at(algorithm, shape, closed, sim, &budget, &own_too_long);
+  const std::optional<SimulatedSegment> own = simulated_at(algorithm, shape, closed, sim, &budget);
   std::optional<SimulatedSegment> best;
   std::size_t extrapolated = 0;
   for (const std::uint64_t s :
@@ -351,9 +326,8 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
             e.extrapolated_from_segments = best->prefix_segments;
           }
         } else {
-          bool too_long = false;
           std::size_t budget = kExtrapolationBudgetMessages;
-          if (const auto t = simulated_at(a, shape, e.params, *sim, &budget, &too_long)) {
+          if (const auto t = simulated_at(a, shape, e.params, *sim, &budget)) {
             e.predicted_s = t->seconds;
             e.simulated = true;
             e.extrapolated_from_segments = t->prefix_segments;

@@ -170,6 +170,40 @@ const Message& as_sent(const Message& msg, const plogp::Params& pair, Message& s
   return scratch;
 }
 
+// The pLogP table of a message's pair of ranks: `intra` where the placement puts both ends on one
+// node and `intra` was measured, else `plogp`. Checks that both ends are ranks of the schedule.
+class PairOf {
+ public:
+  PairOf(const Schedule& schedule, const plogp::Params& plogp, const Placement* placement,
+         const plogp::Params* intra)
+      : ranks_(static_cast<std::size_t>(std::max(schedule.ranks, 0))),
+        plogp_(plogp),
+        placement_(placement),
+        intra_(intra),
+        placed_(placement != nullptr && placement->node_of_rank.size() >= ranks_ &&
+                intra != nullptr && !intra->table.empty()) {}
+
+  [[nodiscard]] std::size_t ranks() const { return ranks_; }
+
+  const plogp::Params& operator()(const Message& msg) const {
+    if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= ranks_ ||
+        static_cast<std::size_t>(msg.dst) >= ranks_) {
+      throw std::invalid_argument(fmt::format("a message goes from rank {} to rank {}, outside "
+                                              "0..{}", msg.src, msg.dst, ranks_ - 1));
+    }
+    const bool local = placed_ && placement_->node_of_rank[static_cast<std::size_t>(msg.src)] ==
+                                      placement_->node_of_rank[static_cast<std::size_t>(msg.dst)];
+    return local ? *intra_ : plogp_;
+  }
+
+ private:
+  std::size_t ranks_;
+  const plogp::Params& plogp_;
+  const Placement* placement_;
+  const plogp::Params* intra_;
+  bool placed_;
+};
+
 }  // namespace
 
 double message_gap_s(const Message& msg, const plogp::Params& pair) {
@@ -181,7 +215,8 @@ double message_gap_s(const Message& msg, const plogp::Params& pair) {
 
 double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
                       const Placement* placement, const plogp::Params* intra) {
-  const auto ranks = static_cast<std::size_t>(std::max(schedule.ranks, 0));
+  const PairOf pair_of(schedule, plogp, placement, intra);
+  const std::size_t ranks = pair_of.ranks();
   std::vector<double> sent(ranks, 0.0);
   std::vector<double> received(ranks, 0.0);
   std::vector<double> held(ranks, 0.0);  // lock-step messages, on both their ends
@@ -192,18 +227,9 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
       return before.src == msg.dst && before.dst == msg.src;
     });
   };
-  const bool placed = placement != nullptr && placement->node_of_rank.size() >= ranks &&
-                      intra != nullptr && !intra->table.empty();
   Message scratch;
   for (const Message& msg : schedule.messages) {
-    if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= ranks ||
-        static_cast<std::size_t>(msg.dst) >= ranks) {
-      throw std::invalid_argument(fmt::format("a message goes from rank {} to rank {}, outside "
-                                              "0..{}", msg.src, msg.dst, schedule.ranks - 1));
-    }
-    const bool local = placed && placement->node_of_rank[static_cast<std::size_t>(msg.src)] ==
-                                     placement->node_of_rank[static_cast<std::size_t>(msg.dst)];
-    const plogp::Params& pair = local ? *intra : plogp;
+    const plogp::Params& pair = pair_of(msg);
     const double gap = message_gap_s(as_sent(msg, pair, scratch), pair);
     if (answers_its_receiver(msg)) {
       held[static_cast<std::size_t>(msg.src)] += gap;
@@ -218,6 +244,18 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
     busiest = std::max(busiest, std::max(sent[r], received[r]) + held[r]);
   }
   return busiest;
+}
+
+double busiest_cpu_s(const Schedule& schedule, const plogp::Params& plogp,
+                     const Placement* placement, const plogp::Params* intra) {
+  const PairOf pair_of(schedule, plogp, placement, intra);
+  std::vector<double> cpu(pair_of.ranks(), 0.0);
+  for (const Message& msg : schedule.messages) {
+    const plogp::Params& pair = pair_of(msg);
+    cpu[static_cast<std::size_t>(msg.src)] += pair.send_overhead_s(msg.bytes);
+    cpu[static_cast<std::size_t>(msg.dst)] += pair.recv_overhead_s(msg.bytes);
+  }
+  return cpu.empty() ? 0.0 : *std::max_element(cpu.begin(), cpu.end());
 }
 
 SimulationResult simulate(const Schedule& schedule, const Placement& placement,

@@ -100,6 +100,14 @@ double busiest_rank_s(const Schedule& schedule, const plogp::Params& plogp,
                       const Placement* placement = nullptr,
                       const plogp::Params* intra = nullptr);
 
+// The busiest rank's CPU time in `schedule`: o_s(m) per send and o_r(m) per receive (LogP's
+// overheads, which a rank pays one after the other, unlike its sends' and receives' gaps), with
+// busiest_rank_s's choice of `intra` within a node. What a pipeline's rank that receives and
+// forwards every segment pays per segment at least (decide()'s extrapolation past the cap).
+double busiest_cpu_s(const Schedule& schedule, const plogp::Params& plogp,
+                     const Placement* placement = nullptr,
+                     const plogp::Params* intra = nullptr);
+
 // The time of `schedule` with ranks placed by `placement`. Alone, a message of m bytes costs
 // g(m) + L, as in seed 001's formulas (the posted pair g_p, L_p unless Message::unposted):
 // after its dependencies complete (plus L each, except the sender's own earlier sends), a fixed

@@ -496,6 +496,27 @@ TEST(BusiestRank, SendsAndReceivesAreCountedApartAndEachKindByItsGap) {
   EXPECT_EQ(busiest_rank_s(Schedule{1, {}}, q), 0.0);
 }
 
+// busiest_cpu_s: a rank pays o_s per send and o_r per receive one after the other. On the chain
+// 0 -> 1 -> 2 of 1000 bytes (o_s 0.3 us, o_r 0.5 us) rank 1 pays both, 0.8 us, where its gaps
+// overlap (busiest_rank_s: one gap). With ranks 0 and 1 on one node, the first hop pays the
+// [intra_node] table's overheads (twice the network's here): rank 1 then pays 1.0 + 0.3 us.
+TEST(BusiestCpu, ARankPaysItsSendAndReceiveOverheadsOneAfterTheOther) {
+  const plogp::Params q = plogp::testing::linear_params();
+  const Schedule chain{3, {send(0, 1), send(1, 2, {0})}};
+  EXPECT_TRUE(same_seconds(busiest_cpu_s(chain, q), 0.8e-6));
+  EXPECT_TRUE(same_seconds(busiest_rank_s(chain, q), kGap));
+  plogp::Params intra = q;
+  for (plogp::SizePoint& point : intra.table) {
+    point.send_overhead_s *= 2;
+    point.recv_overhead_s *= 2;
+  }
+  const Placement two_per_node = make_placement(PlacementKind::filled, 3, 2);
+  EXPECT_TRUE(same_seconds(busiest_cpu_s(chain, q, &two_per_node, &intra), 1.3e-6));
+  EXPECT_TRUE(same_seconds(busiest_cpu_s(chain, q, &two_per_node), 0.8e-6));  // no intra table
+  EXPECT_EQ(busiest_cpu_s(Schedule{1, {}}, q), 0.0);
+  EXPECT_THROW(busiest_cpu_s(Schedule{2, {send(0, 2)}}, q), std::invalid_argument);
+}
+
 TEST(BusiestRank, ALockStepMessageHoldsBothItsEnds) {
   // A rendezvous down the chain 0 -> 1 -> 2: per hop a request (0 -> 1, posted), the receiver's
   // ready back (1 -> 0, after the request) and the data (0 -> 1, after the ready). The ready and
