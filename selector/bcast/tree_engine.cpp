@@ -141,7 +141,6 @@ class Node {
   int send_to_children(std::uint64_t i) {
     const auto& children = tree_.children;
     const auto serves = [&](std::size_t j) { return i < part_for(j).segments.count; };
-    Requests sending;
     if (options_.rendezvous) {
       for (std::size_t j = 0; j < children.size(); ++j) {
         if (!serves(j)) continue;
@@ -164,11 +163,11 @@ class Node {
       }
       const Part& part = part_for(j);
       if (int e = PMPI_Isend(part.bytes + part.segments.offset(i), part.segments.length(i),
-                             MPI_BYTE, child, data_tag(call_), call_.comm, sending.add());
+                             MPI_BYTE, child, data_tag(call_), call_.comm, sending_.add());
           e != MPI_SUCCESS) {
         return e;
       }
-      if (int e = sending.wait(); e != MPI_SUCCESS) return e;
+      if (int e = sending_.wait(); e != MPI_SUCCESS) return e;
     }
     return MPI_SUCCESS;
   }
@@ -204,6 +203,9 @@ class Node {
   schedule::SplitHalves halves_;
   Part own_;                      // what this node receives from its parent (the root: all)
   std::vector<Part> root_parts_;  // split only: per child, the half it carries
+  // One for the whole call, not one per segment: wait() empties it and keeps its storage, so a
+  // message of many segments allocates once, not once a segment.
+  Requests sending_;
 };
 
 }  // namespace
