@@ -311,7 +311,12 @@ def main():
     p.add_argument("--config", default="/dev/null",
                    help="the collsel config file of every collsel run (default: none, the "
                         "built-in defaults); the variants' COLLSEL_ADAPT still overrides its mode")
-    p.add_argument("--timeout", type=int, default=900)
+    # 3600: since the preposted chain joined the Bcasts (forced:12), its 400 calls in segments of
+    # a few hundred bytes ran past 900 s of wall time on simulated gige, P = 16, with two other
+    # simulations on the 2 cores (twenty-ninth session).
+    p.add_argument("--timeout", type=int, default=3600,
+                   help="seconds of wall time one simulation or emulated run may take "
+                        "(default 3600)")
     p.add_argument("--out", default=str(ROOT / "docs/benchmarks/adapt"))
     p.add_argument("--keep-logs", metavar="DIR",
                    help="copy each model's explore run's logs (collsel report reads them) to DIR; "
