@@ -22,7 +22,11 @@
      ("A synchronized start, first look").
    flat-sync-wait M: flat-sync with the pattern of collsel's tree engine (tree_engine.cpp):
      the root waits on each MPI_Isend before posting the next, a receiver posts MPI_Irecv and
-     waits on it ("Calls timed alone"). */
+     waits on it ("Calls timed alone").
+   chain-sync M S: a chain Bcast of M bytes in S-byte segments with collsel's tree engine's
+     pattern (the next segment's MPI_Irecv posted before waiting for this one, each MPI_Isend
+     waited before the next), started as flat-sync; in the first call every rank prints when
+     its first and last segments arrived. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +149,52 @@ static void flat_sync(int m, int rank, int P) {
   free(buf);
 }
 
+static void chain_sync(int m, int segment, int rank, int P) {
+  char* buf = calloc((size_t)m + 1, 1);
+  const int k = m > segment ? (m + segment - 1) / segment : 1;
+  const int seg = m > segment ? segment : m;
+  for (int call = 0; call < 3; ++call) {
+    const double start = synchronized_start();
+    double first = 0.0, last = 0.0;
+    MPI_Request receiving[2], sending;
+    if (rank > 0) MPI_Irecv(buf, seg, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD, &receiving[0]);
+    for (int i = 0; i < k; ++i) {
+      const int len = (i + 1) * seg <= m ? seg : m - i * seg;
+      if (rank > 0) {
+        if (i + 1 < k) {
+          const int next = (i + 2) * seg <= m ? seg : m - (i + 1) * seg;
+          MPI_Irecv(buf + (size_t)(i + 1) * seg, next, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD,
+                    &receiving[(i + 1) % 2]);
+        }
+        MPI_Wait(&receiving[i % 2], MPI_STATUS_IGNORE);
+        if (i == 0) first = MPI_Wtime() - start;
+        if (i == k - 1) last = MPI_Wtime() - start;
+      }
+      if (rank + 1 < P) {
+        MPI_Isend(buf + (size_t)i * seg, len, MPI_BYTE, rank + 1, 0, MPI_COMM_WORLD, &sending);
+        MPI_Wait(&sending, MPI_STATUS_IGNORE);
+      }
+    }
+    const double t1 = MPI_Wtime();
+    if (call == 0) {
+      double mine[2] = {first, last};
+      double* all = rank == 0 ? malloc(sizeof(double) * 2 * (size_t)P) : NULL;
+      MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      if (rank == 0) {
+        for (int r = 1; r < P; ++r) {
+          printf("rank %d: first %.1f us (+%.1f), last %.1f us (+%.1f)\n", r, all[2 * r] * 1e6,
+                 (all[2 * r] - all[2 * r - 2]) * 1e6, all[2 * r + 1] * 1e6,
+                 (all[2 * r + 1] - all[2 * r - 1]) * 1e6);
+        }
+        free(all);
+      }
+    }
+    const double own[1] = {t1 - start};
+    report(rank, call, start, t1, own, 1, "");
+  }
+  free(buf);
+}
+
 static void flat(int m, int rank, int P) {
   char* buf = calloc((size_t)m * P + 1, 1);
   MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)P);
@@ -179,11 +229,14 @@ int main(int argc, char** argv) {
   } else if (argc > 1 && strcmp(argv[1], "flat-sync-wait") == 0) {
     engine_pattern = 1;
     flat_sync(m, rank, P);
+  } else if (argc > 1 && strcmp(argv[1], "chain-sync") == 0) {
+    chain_sync(m, argc > 3 ? atoi(argv[3]) : m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "flat") == 0) {
     flat(m, rank, P);
   } else if (rank == 0) {
-    fprintf(stderr, "usage: smpi_probe MODE BYTES, MODE one of alltoall, alltoall-mirrored,\n"
-                    "native-alltoall, flat, flat-sync (see the comment at its top)\n");
+    fprintf(stderr, "usage: smpi_probe MODE BYTES [SEGMENT], MODE one of alltoall,\n"
+                    "alltoall-mirrored, native-alltoall, flat, flat-sync, flat-sync-wait,\n"
+                    "chain-sync (see the comment at its top)\n");
   }
   MPI_Finalize();
   return 0;

@@ -294,9 +294,10 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
                                   const contention::Placement* placement) {
   const std::optional<Simulation> sim = simulation_for(shape, model, placement);
   // The simulation queues a rank's sends where the closed forms may share its link among them
-  // (plogp::Params::fanout_share, pair_share): a simulated segmented algorithm starts its segment
-  // search from the closed form under the simulation's assumption (without_link_shares). The
-  // model without the shares is copied only when a segmented algorithm needs it.
+  // (plogp::Params::fanout_share, and pair_share but on a pipeline's first segment to each
+  // receiver): a simulated segmented algorithm starts its segment search from the closed form
+  // under the simulation's assumption (without_link_shares). The model without the shares is
+  // copied only when a segmented algorithm needs it.
   std::optional<models::ModelFile> queued;
   bool copied = false;
   const auto search_start = [&](const AlgorithmView& a, const AlgoParams& closed) {

@@ -204,6 +204,34 @@ class PairOf {
   bool placed_;
 };
 
+// Per message, whether it is a pipeline's first segment to its receiver: the next message of the
+// schedule between the same two ranks is one of the pipeline's later segments
+// (Message::pipelined). The solver sends a rank's messages to one receiver one after the other,
+// but the receiver keeps two receives posted, so the first two segments are in flight together,
+// and where they share the sender's link (the pair share tau, measured by collsel-calibrate) the
+// first one arrives tau g_p(s) late, as in bcast_chain_segmented's closed form (docs/MODELS.md,
+// "Two receives ahead"). SMPI's fast-ethernet at 8 ranks per node: a 2 KiB segment crosses a
+// node boundary in 372 us alone, 623-665 us as a chain's first (bench/smpi_probe.c chain-sync),
+// 635 us so; without it the 8-per-node chains were predicted 10-22 % short (docs/BENCHMARKS.md,
+// "SMPI shares a rank's link among its messages to one peer").
+std::vector<bool> first_of_pairs(const Schedule& schedule) {
+  std::vector<bool> first(schedule.messages.size(), false);
+  std::unordered_map<std::uint64_t, std::size_t> last;  // (src, dst) -> its latest message
+  const auto ranks = static_cast<std::uint64_t>(std::max(schedule.ranks, 0));
+  for (std::size_t k = 0; k < schedule.messages.size(); ++k) {
+    const Message& msg = schedule.messages[k];
+    if (msg.src < 0 || msg.dst < 0) continue;  // simulate() reports it
+    const std::uint64_t key = static_cast<std::uint64_t>(msg.src) * ranks +
+                              static_cast<std::uint64_t>(msg.dst);
+    const auto [it, added] = last.try_emplace(key, k);
+    if (!added) {
+      if (msg.pipelined && !schedule.messages[it->second].pipelined) first[it->second] = true;
+      it->second = k;
+    }
+  }
+  return first;
+}
+
 }  // namespace
 
 double message_gap_s(const Message& msg, const plogp::Params& pair) {
@@ -279,6 +307,7 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
   std::vector<double> cpu_s(static_cast<std::size_t>(schedule.ranks), 0.0);
   SimulationResult result;
   result.graph.reserve(schedule.messages.size());
+  const std::vector<bool> shared_first = first_of_pairs(schedule);
   Message scratch;  // as_sent's reading of the message at hand
   for (int k = 0; k < count; ++k) {
     const Message& msg = schedule.messages[static_cast<std::size_t>(k)];
@@ -354,6 +383,9 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     c.tail_s = sent.pipelined  ? pair.pipeline_latency_s(msg.bytes)
                : sent.unposted ? pair.latency_s
                                : pair.posted_latency_s(msg.bytes);
+    if (shared_first[static_cast<std::size_t>(k)] && !sent.pipelined && !sent.unposted) {
+      c.tail_s += pair.pair_share(msg.bytes) * pair.posted_gap_s(msg.bytes);
+    }
     result.graph.push_back(std::move(c));
   }
 

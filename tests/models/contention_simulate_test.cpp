@@ -182,6 +182,35 @@ TEST(Simulate, APipelinedSegmentCostsThePipelineGapAndThePostedLatency) {
   EXPECT_TRUE(same_seconds(b.graph[0].tail_s, kL));
 }
 
+TEST(Simulate, APipelinesFirstSegmentArrivesThePairShareLate) {
+  // 0 -> 1 twice, a pipeline's first segment (posted) and a later one (pipelined, after the
+  // first as the sender's own send), and rank 1's forward of the first (1 -> 2). With the pair
+  // share tau = 0.5 the two segments share the link and the first reaches rank 1
+  // tau g_p(1000) = 0.65 us late, so the forward starts that much later; the later segment and
+  // the forward, followed by nothing to their receivers, are not delayed.
+  Schedule s{3, {send(0, 1), send(0, 1, {0}), send(1, 2, {0})}};
+  s.messages[1].pipelined = true;
+  const auto at = [&](double tau) {
+    return simulate(s, one_per_node(3), fair(), software(plogp::testing::two_ahead_params(tau)));
+  };
+  const SimulationResult queued = at(0.0);
+  const SimulationResult shared = at(0.5);
+  const double late = 0.5 * 1.3e-6;
+  EXPECT_TRUE(same_seconds(queued.graph[0].tail_s, plogp::testing::kLp));
+  EXPECT_TRUE(same_seconds(shared.graph[0].tail_s, plogp::testing::kLp + late));
+  EXPECT_TRUE(same_seconds(shared.solution.start_s[2] - queued.solution.start_s[2], late));
+  EXPECT_TRUE(same_seconds(shared.graph[1].tail_s, queued.graph[1].tail_s));
+  EXPECT_TRUE(same_seconds(shared.graph[2].tail_s, queued.graph[2].tail_s));
+  // Two whole messages to one receiver are no pipeline: nothing is added.
+  Schedule posted = s;
+  posted.messages[1].pipelined = false;
+  EXPECT_TRUE(same_seconds(
+      simulate(posted, one_per_node(3), fair(), software(plogp::testing::two_ahead_params(0.5)))
+          .graph[0]
+          .tail_s,
+      plogp::testing::kLp));
+}
+
 TEST(Simulate, AForwardedSegmentCostsAtLeastTheTwoOverheads) {
   // o_s = o_r = 1 us: the forwarding gap 2 us > g_2(1000) = 1.7 us.
   plogp::Params q = plogp::testing::two_ahead_params(0);
