@@ -283,7 +283,14 @@ double bcast_split_binary(const Params& p, int P, std::uint64_t m, std::uint64_t
   const double shared = sigma > 0.0 ? sigma * segments_to_one(p, in_flight) : 0.0;
   const double first_segment =
       level_binary_last_arrival(P, posted + hop + shared, posted + hop, 2.0 * posted + hop);
-  const double spacing = std::max(2.0 * posted, p.pipeline_gap_s(seg.size) + posted / 2.0);
+  // From P = 5 on a first child forwards every segment to two children of its own: its CPU pays
+  // o_r(s) + 2 o_s(s) a segment, which binds where the link is faster than the overheads
+  // (simulated ib-fattree, 6320-byte segments: 1.53 us against 2 g_p(s) = 1.03 us; 1 MiB at
+  // P = 16 took 174.8 us timed alone, predicted 134.3 us without it and 175.5 us with it).
+  const double forwarding =
+      P >= 5 ? p.recv_overhead_s(seg.size) + 2.0 * p.send_overhead_s(seg.size) : 0.0;
+  const double spacing =
+      std::max({2.0 * posted, p.pipeline_gap_s(seg.size) + posted / 2.0, forwarding});
   return first_segment + spacing * (seg.count - 1.0) + p.gap_s(half) + p.latency_s;
 }
 

@@ -400,6 +400,18 @@ TEST_F(PlogpBcast, SplitBinary) {
   EXPECT_LT(bcast_split_binary(p, 64, 1 << 16, 1024), 0.6 * bcast_binary(p, 64, 1 << 16));
 }
 
+TEST_F(PlogpBcast, SplitBinaryFirstChildrenPayTheirOverheadsPerSegment) {
+  // o_s = o_r = 1 us at every size: from P = 5 on a first child receives every segment and sends
+  // it to two children, 3 us a segment, more than SplitBinary's spacing of 2.6e-6 at P = 8: its
+  // 3 spacings take 0.4e-6 more each, 33.7e-6 + 1.2e-6.
+  Params q = p;
+  for (SizePoint& point : q.table) point.send_overhead_s = point.recv_overhead_s = 1e-6;
+  EXPECT_TRUE(same_seconds(bcast_split_binary(q, 8, 2000, 300), 34.9e-6));
+  // At P = 4 the first child, vrank 1, has one child: the overheads change nothing.
+  EXPECT_TRUE(
+      same_seconds(bcast_split_binary(q, 4, 2000, 300), bcast_split_binary(p, 4, 2000, 300)));
+}
+
 // The O(log P) latest arrival against a walk of every vrank of Open MPI's level-order tree
 // (parent v - 2^(l-1) when that lies on level l - 1, else v - 2^l), for P = 2..600 and edge costs
 // where a second child costs more, less, or the same as a first child with a sibling.
