@@ -381,14 +381,20 @@ def predict_now(points, out, cli):
 
     from at_scale import explain as explain_point  # the same command as rechoose's
 
+    import threading
+
     configs = tempfile.TemporaryDirectory(prefix="at_scale_report-")
+    # The explain threads share the files: two of them writing the same one raced on its .tmp
+    # (one renamed it away under the other), so one writes at a time.
+    writing = threading.Lock()
 
     def config_for(segment):
         path = os.path.join(configs.name, f"segment-{segment}.toml")
-        if not os.path.exists(path):
-            with open(path + ".tmp", "w") as f:
-                f.write(f"[override]\nsegment_bytes = {segment}\n")
-            os.replace(path + ".tmp", path)
+        with writing:
+            if not os.path.exists(path):
+                with open(path + ".tmp", "w") as f:
+                    f.write(f"[override]\nsegment_bytes = {segment}\n")
+                os.replace(path + ".tmp", path)
         return path
 
     def explain(key):
