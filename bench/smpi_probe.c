@@ -149,6 +149,9 @@ static void flat_sync(int m, int rank, int P) {
   free(buf);
 }
 
+/* Bytes in segment i of an m-byte message cut into seg-byte segments. */
+static int segment_length(int i, int seg, int m) { return (i + 1) * seg <= m ? seg : m - i * seg; }
+
 static void chain_sync(int m, int segment, int rank, int P) {
   char* buf = calloc((size_t)m + 1, 1);
   const int k = m > segment ? (m + segment - 1) / segment : 1;
@@ -159,12 +162,11 @@ static void chain_sync(int m, int segment, int rank, int P) {
     MPI_Request receiving[2], sending;
     if (rank > 0) MPI_Irecv(buf, seg, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD, &receiving[0]);
     for (int i = 0; i < k; ++i) {
-      const int len = (i + 1) * seg <= m ? seg : m - i * seg;
+      const int len = segment_length(i, seg, m);
       if (rank > 0) {
         if (i + 1 < k) {
-          const int next = (i + 2) * seg <= m ? seg : m - (i + 1) * seg;
-          MPI_Irecv(buf + (size_t)(i + 1) * seg, next, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD,
-                    &receiving[(i + 1) % 2]);
+          MPI_Irecv(buf + (size_t)(i + 1) * seg, segment_length(i + 1, seg, m), MPI_BYTE,
+                    rank - 1, 0, MPI_COMM_WORLD, &receiving[(i + 1) % 2]);
         }
         MPI_Wait(&receiving[i % 2], MPI_STATUS_IGNORE);
         if (i == 0) first = MPI_Wtime() - start;

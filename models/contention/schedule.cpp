@@ -307,7 +307,11 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
   std::vector<double> cpu_s(static_cast<std::size_t>(schedule.ranks), 0.0);
   SimulationResult result;
   result.graph.reserve(schedule.messages.size());
-  const std::vector<bool> shared_first = first_of_pairs(schedule);
+  // Without a pair share column (every model file before the twelfth session, the embedded
+  // default model) tau is 0: the shim's decisions skip the lookup.
+  const bool pair_shared = plogp.pair_shares || (intra != nullptr && intra->pair_shares);
+  const std::vector<bool> shared_first =
+      pair_shared ? first_of_pairs(schedule) : std::vector<bool>{};
   Message scratch;  // as_sent's reading of the message at hand
   for (int k = 0; k < count; ++k) {
     const Message& msg = schedule.messages[static_cast<std::size_t>(k)];
@@ -383,7 +387,8 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     c.tail_s = sent.pipelined  ? pair.pipeline_latency_s(msg.bytes)
                : sent.unposted ? pair.latency_s
                                : pair.posted_latency_s(msg.bytes);
-    if (shared_first[static_cast<std::size_t>(k)] && !sent.pipelined && !sent.unposted) {
+    if (!shared_first.empty() && shared_first[static_cast<std::size_t>(k)] && !sent.pipelined &&
+        !sent.unposted) {
       c.tail_s += pair.pair_share(msg.bytes) * pair.posted_gap_s(msg.bytes);
     }
     result.graph.push_back(std::move(c));
