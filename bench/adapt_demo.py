@@ -10,14 +10,19 @@ is run on one platform at P ranks under SimGrid's SMPI (tools/simcluster), once 
   explore                     collsel, [adapt] mode explore (the defaults of docs/CONFIG.md)
   learned                     collsel, explore, started from the explore run's learned table
   forced:i                    collsel with the i-th algorithm of each collective forced
+  star                        collsel, [adapt] mode exhaustive: a STAR-MPI-style tuner, run
+                              (every algorithm 10 calls from the 10th call on, then the best)
 
 and with the model calibrated on the platform, then with the same model made wrong (one [plogp]
 key multiplied by a factor, --wrong). The simulation is deterministic: one run per variant.
 Per shape it reports the totals, the best fixed algorithm in hindsight, how many calls the
 explore run took to settle on its final algorithm (and whether that is the best fixed one), and a
-STAR-MPI-style tuner (every algorithm 10 calls, then the best), computed from the forced runs'
-means: 10 x sum of the means + (N - 10 x A) x the best mean. That last column is an estimate from
-measured means, not a run.
+STAR-MPI-style tuner (every algorithm 10 calls, then the best) twice: measured (the `star`
+variant: collsel's exhaustive mode with trial_calls = 10, first_checkpoint = 10, hysteresis = 0,
+so the model's choice runs the first 10 calls, then every other algorithm 10, each agreed over
+the ranks like explore's trials, then the fastest mean), and as before computed from the forced
+runs' means: 10 x sum of the means + (N - 10 x A) x the best mean, an estimate without the
+switches' and the trials' costs.
 
   python3 bench/adapt_demo.py --platform gige -n 16 --model docs/benchmarks/at-scale/models/gige.toml \\
       --wrong gap_s:3 --out docs/benchmarks/adapt
@@ -31,8 +36,9 @@ clock, one run per variant, so only calls far above the scheduler's 4-16 ms tick
       --model docs/benchmarks/calibration/fast-ethernet-default.toml --wrong gap_s:0.3333
 
 There one run per variant is within the test bed's noise (the same algorithm's runs differ by up
-to 9 %), so --repeat R runs only the variants the goals compare (the model alone, explore and
-learned with both models, and the best fixed algorithms named by --best) R times, interleaved,
+to 9 %), so --repeat R runs only the variants the goals compare (the model alone, explore,
+learned and star with both models, and the best fixed algorithms named by --best) R times,
+interleaved,
 and reports each ratio taken within a round: medians with min and max
 (PLATFORM-PN-repeatR.csv and .md).
 """
@@ -62,6 +68,22 @@ def algorithms(collsel_tool):
     for name in out.split():
         names[name.split(".")[0]].append(name)
     return names
+
+
+# The STAR-style tuner as collsel runs it (docs/ADAPT.md, "Exhaustive mode"): STAR-MPI tries every
+# algorithm 10 calls and keeps the best; the model's choice runs the first 10 calls here.
+STAR_ADAPT = ('[adapt]\nmode = "exhaustive"\ntrial_calls = 10\nfirst_checkpoint = 10\n'
+              'hysteresis = 0.0\n')
+
+
+def star_config(args, dest):
+    """The config of the star variant: the user's --config with the exhaustive [adapt] table."""
+    base = pathlib.Path(args.config).read_text() if args.config != "/dev/null" else ""
+    if re.search(r"^\s*\[adapt\]", base, re.M):
+        sys.exit(f"adapt_demo.py: {args.config} has an [adapt] table; the star variant needs its "
+                 "own (drop the table from --config)")
+    dest.write_text(base + "\n" + STAR_ADAPT)
+    return dest
 
 
 def wrong_model(model, key, factor, dest):
@@ -182,6 +204,12 @@ def one_model(args, program, model, label, names, work, shared):
                             {"COLLSEL_ADAPT": "explore",
                              "COLLSEL_LEARNED": str(explore_run / "learned.toml")},
                             work / "learned")
+    log("star")
+    work.mkdir(parents=True, exist_ok=True)
+    totals["star"] = run(args, program, model, "star",
+                         {"COLLSEL_CONFIG": str(star_config(args, work / "star.toml"))},
+                         work / "star")
+    star_seqs, _ = settle(work / "star")
     learned_text = (explore_run / "learned.toml").read_text()
     if "forced" not in shared:
         shared["forced"] = forced_runs(args, program, model, names, work, log)
@@ -206,18 +234,21 @@ def one_model(args, program, model, label, names, work, shared):
             "explore_trial_calls": sum(1 for _, r, _ in seq if r == "explore"),
             "learned_s": totals["learned"][shape],
             "best_fixed": best_alg, "best_fixed_s": f[best_alg],
+            "star_s": totals["star"][shape],
+            "star_final": star_seqs[shape][-1][0] if star_seqs.get(shape) else "?",
             "star_estimate_s": star,
         })
     return rows, learned_text
 
 
 def repeated(args, program, models, out):
-    """--repeat R: the variants that decide the goals (the model alone, explore, learned, the
+    """--repeat R: the variants that decide the goals (the model alone, explore, learned, star, the
     best fixed algorithms named by --best, and the MPI library's own collectives: MPICH on the
     emulated cluster, SMPI's MPICH selector in simulation), R rounds, interleaved so that a slow
     spell of the test bed falls on every variant alike. Per round, the ratios to the best fixed
     are taken within the round; the summary gives their medians with min and max. The
-    STAR-style estimate needs every algorithm forced: the single run has it."""
+    STAR-style estimate needs every algorithm forced: the single run has it; the STAR-style run
+    (star) is here, per model (the model sets a segmented algorithm's segment)."""
     best_env = {"COLLSEL_ADAPT": "off"}
     for name in args.best.split(","):
         best_env[ENV_FORCE[name.split(".")[0]]] = name
@@ -251,6 +282,15 @@ def repeated(args, program, models, out):
                      "COLLSEL_LEARNED": str(explore_run / "learned.toml")},
                     work / f"{tag}-l")
             raw += [(r, label, "learned", s, t[s], "", "", "") for s, _, _ in SHAPES]
+            log(f"{label} star")
+            t = run(args, program, model, "star",
+                    {"COLLSEL_CONFIG": str(star_config(args, work / f"{tag}-star.toml"))},
+                    work / f"{tag}-s")
+            seqs, _ = settle(work / f"{tag}-s")
+            for s, _, _ in SHAPES:
+                seq = seqs.get(s, [])
+                raw.append((r, label, "star", s, t[s], seq[-1][0] if seq else "?",
+                            sum(1 for _, rung, _ in seq if rung == "explore"), settled_after(seq)))
         log("best fixed " + args.best)
         t = run(args, program, models[0][1], "best", best_env, work / f"r{r}-best")
         raw += [(r, "", "best", s, t[s], "", "", "") for s, _, _ in SHAPES]
@@ -268,14 +308,14 @@ def repeated(args, program, models, out):
     lines = [f"Medians over {args.repeat} interleaved rounds [min, max]; ratios to the best fixed "
              f"({args.best}) of the same round.", "",
              "| model | shape | best fixed | MPICH native vs best | model alone vs best | "
-             "explore vs best | learned vs best | explore vs model alone | explore trials, "
-             "settled after (calls) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "explore vs best | learned vs best | STAR-style (run) vs best | "
+             "explore vs model alone | explore trials, settled after (calls) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for label, _ in models:
         for s, _, _ in SHAPES:
             by = lambda v: {r: t for r, l, vv, ss, t, *_ in raw
                             if l == label and vv == v and ss == s}
-            m, x, ln = by("model"), by("explore"), by("learned")
+            m, x, ln, st = by("model"), by("explore"), by("learned"), by("star")
             rel = lambda d, ref: [100 * (d[r] / ref[r] - 1) for r in sorted(d)]
             bref = {r: best[(r, s)] for r in x}
             nat = {r: native[(r, s)] for r in x}
@@ -286,7 +326,7 @@ def repeated(args, program, models, out):
             lines.append(f"| {label} | {s} | {med(list(bref.values())):.3f} s | "
                          f"{spread(rel(nat, bref))} | "
                          f"{spread(rel(m, bref))} | {spread(rel(x, bref))} | "
-                         f"{spread(rel(ln, bref))} | "
+                         f"{spread(rel(ln, bref))} | {spread(rel(st, bref))} | "
                          f"{spread(rel(x, m))} | {trials}, {settled} "
                          f"({', '.join(finals)}) |")
     stem.with_suffix(".md").write_text("\n".join(lines) + "\n")

@@ -13,6 +13,8 @@ std::string_view adapt_mode_name(AdaptMode m) {
       return "off";
     case AdaptMode::explore:
       return "explore";
+    case AdaptMode::exhaustive:
+      return "exhaustive";
     case AdaptMode::monitor:
       break;
   }
@@ -20,7 +22,8 @@ std::string_view adapt_mode_name(AdaptMode m) {
 }
 
 std::optional<AdaptMode> adapt_mode_from(std::string_view s) {
-  for (AdaptMode m : {AdaptMode::off, AdaptMode::monitor, AdaptMode::explore}) {
+  for (AdaptMode m :
+       {AdaptMode::off, AdaptMode::monitor, AdaptMode::explore, AdaptMode::exhaustive}) {
     if (adapt_mode_name(m) == s) return m;
   }
   return std::nullopt;
@@ -33,20 +36,23 @@ std::vector<int> adapt_ranking(const Decision& d, const AdaptSettings& settings)
   }
   std::vector<int> ranking{d.winner};
   const double best = d.table[static_cast<std::size_t>(d.winner)].predicted_s;
-  if (settings.mode != AdaptMode::explore || !(best > 0.0)) return ranking;
+  const bool exhaustive = settings.mode == AdaptMode::exhaustive;
+  if (!(settings.mode == AdaptMode::explore || exhaustive) || !(best > 0.0)) return ranking;
   std::vector<int> others;
   for (int i = 0; i < static_cast<int>(d.table.size()); ++i) {
     const CostEntry& e = d.table[static_cast<std::size_t>(i)];
     if (i == d.winner || e.not_applicable || !std::isfinite(e.predicted_s)) continue;
-    if (e.predicted_s <= settings.candidate_factor * best) others.push_back(i);
+    if (exhaustive || e.predicted_s <= settings.candidate_factor * best) others.push_back(i);
   }
   // Ties keep registry order, like decide()'s.
   std::stable_sort(others.begin(), others.end(), [&](int a, int b) {
     return d.table[static_cast<std::size_t>(a)].predicted_s <
            d.table[static_cast<std::size_t>(b)].predicted_s;
   });
-  const auto keep = std::min<std::size_t>(others.size(),
-                                          static_cast<std::size_t>(settings.max_candidates));
+  const auto keep =
+      exhaustive ? others.size()
+                 : std::min<std::size_t>(others.size(),
+                                         static_cast<std::size_t>(settings.max_candidates));
   ranking.insert(ranking.end(), others.begin(), others.begin() + static_cast<long>(keep));
   return ranking;
 }
@@ -284,7 +290,7 @@ bool ShapeMonitor::record(double local_s, double gap_s) {
     // first call cost every such trial two slow calls, for an early exit that then had to be
     // held against the incumbent's time and not the loop's (a wrong model's Bcast 64 KiB over
     // 200 calls: +19.0 -> +16.0 % of the best fixed algorithm, 19 -> 16 trial calls).
-    const bool refills = refills_after_agreement();
+    const bool refills = no_first_call_agreement();
     if (trial_call_ == 1) reset_window();
     const bool left_out = refills && (trial_call_ == 1 || trial_call_ == refill_call_);
     if (!left_out) add_to_window(local_s, gap_s);
@@ -407,7 +413,10 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     // incumbent's 340, ran 8 calls after all_at_once had been accepted at 285).
     const double gain = gain_of(current_);
     const double could_gain = gain + settings_.significance * rel_se[c];
-    const bool unclear = !abandoned && gain > 0.0 && !clearly_better(current_) &&
+    // The exhaustive mode's trials are all trial_calls long and judged by their means alone, as
+    // the tuners it stands for judge them.
+    const bool exhaustive = settings_.mode == AdaptMode::exhaustive;
+    const bool unclear = !exhaustive && !abandoned && gain > 0.0 && !clearly_better(current_) &&
                          could_gain > settings_.hysteresis && !(agreed.mean_s > best_known_s());
     const int max_calls = std::max(settings_.trial_calls, settings_.max_trial_calls);
     if (unclear && trial_limit_ < max_calls) {
@@ -419,7 +428,7 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
     // there will be, and a gain above the hysteresis is worth more than the doubt: demanding
     // significance there too would keep a slower incumbent wherever the test bed is noisy.
     accepted_[c] = clearly_better(current_) ||
-                   (trial_limit_ >= max_calls && gain > settings_.hysteresis);
+                   ((exhaustive || trial_limit_ >= max_calls) && gain > settings_.hysteresis);
     reset_window();
     next_candidate();
     return;
@@ -430,9 +439,13 @@ void ShapeMonitor::agree(const AdaptSample& agreed) {
   back_to_back_ =
       agreed.gap_s >= 0.0 && agreed.gap_s <= kBackToBackGapFraction * agreed.mean_s;
   const bool departs = departs_from(agreed.mean_s, agreed.rel_se, reference_s_);
-  if (phase_ != Phase::monitoring || settings_.mode != AdaptMode::explore || ranking_size() < 2) {
+  if (phase_ != Phase::monitoring || ranking_size() < 2) return;
+  if (settings_.mode == AdaptMode::exhaustive) {
+    // Every algorithm once per shape and run, whatever was measured; a learned choice was.
+    if (!from_learned_) begin_exploring(false);
     return;
   }
+  if (settings_.mode != AdaptMode::explore) return;
   if (departs) {
     begin_exploring(false);
   } else if (!from_learned_ && has_ties()) {
@@ -513,6 +526,13 @@ bool ShapeMonitor::refills_after_agreement() const {
          (tried_for_interval() || is_variant(current_));
 }
 
+bool ShapeMonitor::no_first_call_agreement() const {
+  // The exhaustive mode never abandons a trial: its first call is left out of the mean like a
+  // pipeline's, since it carries the switch's one-off costs.
+  return refills_after_agreement() ||
+         (phase_ == Phase::exploring && settings_.mode == AdaptMode::exhaustive);
+}
+
 bool ShapeMonitor::has_ties() const {
   // A tie that a loop would not try (repeats_slower) is none: exploring for nothing would also
   // end the shape's chance to be judged again at a later checkpoint.
@@ -541,7 +561,8 @@ void ShapeMonitor::begin_exploring(bool ties_only) {
   // Once per shape and run: the bound on exploratory calls is (max_candidates + 5) x
   // max_trial_calls (the runners-up and the loop runner-up, then the two segment variants of the
   // kept one and of its closest segmented runner-up), and a runner-up past trial_calls measured
-  // faster than the incumbent.
+  // faster than the incumbent. In exhaustive mode: every other algorithm, trial_calls each (no
+  // variants, intervals or loop runner-up are ranked there, plan_adapt()).
   outcome_.explored = true;
   model_departed_ = !ties_only;
   to_try_.clear();
@@ -566,7 +587,7 @@ void ShapeMonitor::next_candidate() {
   current_ = to_try_[next_try_++];
   refill_call_ = 0;  // no agreement yet: a pipeline's first call is its only refill
   // A pipeline in a loop leaves its first call out (record()): two calls at least, so one is timed.
-  if (refills_after_agreement()) trial_limit_ = std::max(trial_limit_, 2);
+  if (no_first_call_agreement()) trial_limit_ = std::max(trial_limit_, 2);
 }
 
 void ShapeMonitor::finish_exploring() {

@@ -21,14 +21,18 @@
 
 namespace collsel {
 
-enum class AdaptMode { off, monitor, explore };
+// exhaustive: the runtime tuners' way (STAR-MPI, Intel's autotuner), for comparison and for
+// users who trust no model: every algorithm, a fixed number of calls, then the measured best.
+enum class AdaptMode { off, monitor, explore, exhaustive };
 std::string_view adapt_mode_name(AdaptMode m);
 std::optional<AdaptMode> adapt_mode_from(std::string_view s);
 
 // [adapt] in the config (docs/CONFIG.md). The defaults are the documented production default.
 struct AdaptSettings {
   // monitor: measure and remember, never change an algorithm (docs/ADAPT.md says why this is the
-  // default); explore: also try the runners-up when the measurement departs from the prediction.
+  // default); explore: also try the runners-up when the measurement departs from the prediction;
+  // exhaustive: at the first checkpoint try every applicable algorithm trial_calls calls, whatever
+  // the model predicts, and keep the fastest measured (by more than the hysteresis).
   AdaptMode mode = AdaptMode::monitor;
   // Explore when the model's choice measured slower than its prediction by more than this factor
   // (measured / predicted > threshold). Only this direction: a choice that runs faster than
@@ -115,7 +119,8 @@ std::array<std::uint64_t, 3> adapt_checkpoints(const AdaptSettings& settings);
 
 // The algorithms a shape's monitor may run, as indices into decide()'s table: the winner first,
 // then in explore mode its runners-up (applicable, predicted, within candidate_factor of the
-// winner) in ascending prediction, at most max_candidates of them. Empty when the decision is not
+// winner) in ascending prediction, at most max_candidates of them; in exhaustive mode every
+// applicable algorithm the model predicts, in ascending prediction. Empty when the decision is not
 // a model's (an override, a disabled collective, native): what the user fixed is not second-guessed.
 std::vector<int> adapt_ranking(const Decision& d, const AdaptSettings& settings);
 
@@ -294,6 +299,9 @@ class ShapeMonitor {
   // a segment variant): its first call fills the pipeline and is neither agreed on nor timed (no
   // early abandonment), and so is the call after a doubled trial's agreement, which refills it.
   [[nodiscard]] bool refills_after_agreement() const;
+  // The trial on hand agrees only at its end, its first call left out: a refilling pipeline's
+  // (above), or any in exhaustive mode.
+  [[nodiscard]] bool no_first_call_agreement() const;
   // In a loop of back-to-back calls, entry i is predicted to repeat slower than the incumbent by
   // more than tie_margin: not tried, whatever else would try it.
   [[nodiscard]] bool repeats_slower(int i) const;

@@ -250,7 +250,7 @@ void read_factor(Reader& r, const toml::table& t, std::string_view key, double l
           fmt::format("write e.g. {} = {}; using {}", key, target, target));
 }
 
-constexpr std::string_view kValidAdaptModes = "off, monitor, explore";
+constexpr std::string_view kValidAdaptModes = "off, monitor, explore, exhaustive";
 
 void read_adapt(Reader& r, const toml::table& root, Config& c) {
   const auto* t = sub_table(r, root, "adapt");

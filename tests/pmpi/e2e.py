@@ -690,6 +690,41 @@ def case_adapt_skew(args, work):
               f"{key}: first call of the second run has rung {first['rung']}")
 
 
+def case_adapt_exhaustive(args, work):
+    """Exhaustive mode (the runtime tuners' way) with one rank's timing skewed: from the first
+    checkpoint every other algorithm runs exactly trial_calls consecutive calls, each once, more
+    of them than explore's max_candidates would try; then one algorithm to the end. Every rank
+    runs the same algorithm on every call, nothing deadlocks, the learned table is written."""
+    logdir = work / "logs"
+    config = work / "exhaustive.toml"
+    config.write_text('[adapt]\nmode = "exhaustive"\ntrial_calls = 2\nagree_lag_s = 1e-9\n')
+    calls = explore_run(args, work, logdir, config, COLLSEL_LOG_TRACES_PER_SITE="0")
+    most_tried = 0
+    for key, seq in shapes_of(calls).items():
+        if len(seq) < FIRST_CHECKPOINT + 1:
+            continue
+        trials = [i for i, r in enumerate(seq) if r["rung"] == "explore"]
+        if not trials:
+            continue  # the model could predict no other algorithm for this shape
+        check(trials == list(range(FIRST_CHECKPOINT, FIRST_CHECKPOINT + len(trials))),
+              f"{key}: trial calls at {trials}, expected consecutive from the "
+              f"{FIRST_CHECKPOINT + 1}th")
+        tried = [seq[i]["algorithm"] for i in trials]
+        pairs = [tried[i:i + 2] for i in range(0, len(tried), 2)]
+        check(all(len(p) == 2 and p[0] == p[1] for p in pairs),
+              f"{key}: trials not 2 calls each: {tried}")
+        names = [p[0] for p in pairs]
+        check(len(set(names)) == len(names) and seq[0]["algorithm"] not in names,
+              f"{key}: an algorithm tried twice, or the model's choice tried: {names}")
+        after = {r["algorithm"] for r in seq[trials[-1] + 1:]}
+        check(len(after) <= 1, f"{key}: still switching after the trials: {after}")
+        most_tried = max(most_tried, len(names))
+    check(most_tried > 3, f"at most {most_tried} algorithms tried on a shape: explore's "
+                          "max_candidates (3), not every algorithm")
+    check(len(list(logdir.glob("*/learned.toml"))) == 1, "expected one learned.toml")
+    print(f"up to {most_tried} other algorithms tried on a shape")
+
+
 def case_adapt_lag(args, work):
     """The default lag: calls of microseconds defer the 64th call's agreement to after the 128th
     (the cap, 64 calls). With 100 calls per shape it is still in flight when the program frees

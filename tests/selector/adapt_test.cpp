@@ -100,6 +100,54 @@ TEST(ShapeMonitor, ExploresTheRunnersUpAndKeepsTheMeasuredBest) {
   EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 2.0);
 }
 
+// Exhaustive mode tries every runner-up at the first checkpoint even when the model holds, runs
+// each for trial_calls calls with one agreement at its end (no first-call abandonment, no
+// doubling), leaves each trial's first call out of its mean, and keeps the fastest mean that
+// beats the model's choice by more than the hysteresis.
+TEST(ShapeMonitor, ExhaustiveTriesEveryAlgorithmForTrialCallsAndKeepsTheFastest) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::exhaustive;
+  s.trial_calls = 5;
+  ShapeMonitor m(s, {1.0, 1.2, 1.5, 9.0});
+  int agreements = 0;
+  std::vector<int> ran;
+  // Entry 1 takes 5.0 on its first call (a switch's one-off cost) and 0.85 after: 15 % faster
+  // than the model's choice at 1.0. Entry 2 is 10x slower, which explore would abandon after one
+  // call; entry 3, predicted 9x, runs at 0.95: faster, but within the hysteresis.
+  const auto time = [&](int k, bool first) {
+    switch (k) {
+      case 1: return first ? 5.0 : 0.85;
+      case 2: return 10.0;
+      case 3: return 0.95;
+      default: return 1.0;
+    }
+  };
+  for (int i = 0; i < 40; ++i) {
+    const int k = m.step().candidate;
+    const bool first = ran.empty() || ran.back() != k;
+    ran.push_back(k);
+    if (m.record(time(k, first))) {
+      ++agreements;
+      m.agree(m.local_value());
+    }
+  }
+  const std::vector<int> trials(ran.begin() + 8, ran.begin() + 23);
+  EXPECT_EQ(trials, (std::vector<int>{1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3}));
+  EXPECT_EQ(m.outcome().explore_calls, 15u);
+  EXPECT_EQ(agreements, 4);  // the 8th call, then one at the end of each trial
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[1], 0.85);  // its first call left out
+  EXPECT_DOUBLE_EQ(m.outcome().measured_s[2], 10.0);
+  EXPECT_EQ(m.outcome().chosen, 1);
+  for (std::size_t i = 23; i < ran.size(); ++i) EXPECT_EQ(ran[i], 1);
+  // Started from a learned choice, nothing is tried.
+  ShapeMonitor learned(s, {1.0, 1.2, 1.5, 9.0}, std::pair{1, 0.85});
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(learned.step().candidate, 1);
+    if (learned.record(0.85)) learned.agree(learned.local_value());
+  }
+  EXPECT_FALSE(learned.outcome().explored);
+}
+
 // As Driver, with each algorithm's n-th call (counted per algorithm) taking time(k, n).
 struct SeriesDriver {
   ShapeMonitor& m;
@@ -688,6 +736,20 @@ TEST(AdaptRanking, KeepsTheRunnersUpWithinTheFactorInPredictedOrder) {
   s.max_candidates = 3;
   d.table[3].not_applicable.reset();
   EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{1, 3, 2}));
+}
+
+// Exhaustive mode ranks every applicable algorithm the model predicts, however slow, and no
+// loop runner-up: the tuners it stands for try everything.
+TEST(AdaptRanking, ExhaustiveRanksEveryPredictedAlgorithm) {
+  AdaptSettings s = explore_settings();
+  s.mode = AdaptMode::exhaustive;
+  s.candidate_factor = 2.0;
+  s.max_candidates = 1;
+  Decision d = table_of({3.0, 1.0, 1.9, 1.5, 25.0, std::nan("")}, 1);
+  d.table[3].not_applicable = "no";
+  EXPECT_EQ(adapt_ranking(d, s), (std::vector<int>{1, 2, 0, 4}));
+  const std::vector<int> ranking = adapt_ranking(d, s);
+  EXPECT_FALSE(loop_runner_up(d, ranking, std::vector<double>(6, 0.1), s).has_value());
 }
 
 // The loop runner-up: not ranked, within kLoopCandidateFactor of the winner alone, repeating

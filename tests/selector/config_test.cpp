@@ -185,7 +185,7 @@ TEST(Config, BadAdaptValuesKeepTheirDefaults) {
   const auto m = messages(load.diagnostics);
   ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(m[0], "collsel: c.toml:2: unknown mode 'learn' in [adapt]; valid: off, monitor, "
-                  "explore; using monitor");
+                  "explore, exhaustive; using monitor");
   EXPECT_EQ(m[1], "collsel: c.toml:3: threshold in [adapt] must be a number from 0 to 1000000; "
                   "write e.g. threshold = 1.2; using 1.2");
   EXPECT_EQ(m[2], "collsel: c.toml:5: agree_lag_s in [adapt] must be a number from 0 to 60; "
@@ -221,12 +221,14 @@ TEST(Config, AdaptFromTheEnvironment) {
   EXPECT_TRUE(load.diagnostics.empty());
   EXPECT_EQ(load.config.adapt.mode, AdaptMode::explore);
   EXPECT_EQ(load.config.adapt.learned_path, "/data/learned.toml");
+  in.env = {{"COLLSEL_ADAPT", "exhaustive"}};
+  EXPECT_EQ(resolve_config(in).config.adapt.mode, AdaptMode::exhaustive);
   in.env = {{"COLLSEL_ADAPT", "on"}};
   load = resolve_config(in);
   ASSERT_EQ(load.diagnostics.size(), 1u);
   EXPECT_EQ(load.diagnostics[0].format(),
             "collsel: environment: COLLSEL_ADAPT: unknown mode 'on'; valid: off, monitor, "
-            "explore; using monitor");
+            "explore, exhaustive; using monitor");
 }
 
 TEST(Config, UnknownAlgorithmNamesFileLineAndValidNames) {

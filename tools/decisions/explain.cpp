@@ -219,7 +219,7 @@ Outcome explain(const Request& request) {
   e.why = why_line(e.decision);
   const AdaptSettings& adapt = loaded->config.adapt;
   AdaptPlan plan;
-  if (adapt.mode == AdaptMode::explore) {
+  if (adapt.mode == AdaptMode::explore || adapt.mode == AdaptMode::exhaustive) {
     e.explore = true;
     plan = plan_adapt(request.shape, e.decision, adapt, loaded->set(), policy, placement, nullptr);
     for (std::size_t r = 1; r < plan.ranking.size(); ++r) {

@@ -77,7 +77,8 @@ std::optional<SelfCorrection> self_correction(const std::filesystem::path& run_d
     return std::tie(a.coll, a.comm_size, a.bytes, a.root) <
            std::tie(b.coll, b.comm_size, b.bytes, b.root);
   });
-  out.mode_note = any_trial ? "runners-up were tried on some shapes ([adapt] mode explore)"
+  out.mode_note = any_trial ? "runners-up were tried on some shapes ([adapt] mode explore or "
+                              "exhaustive)"
                             : "no runner-up was tried: the monitors only measured ([adapt] mode "
                               "monitor, or every measurement matched its prediction)";
   return out;
