@@ -298,26 +298,42 @@ def repeated(args, program, models, out):
     stem = out / f"{args.platform}-P{args.n}-repeat{args.repeat}"
     with open(stem.with_suffix(".csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["round", "model", "variant", "shape", "total_s", "explore_final",
-                    "explore_trial_calls", "explore_settled_after_calls"])
+        w.writerow(CSV_HEADER)
         w.writerows(raw)
-    best = {(r, s): t for r, _, v, s, t, *_ in raw if v == "best"}
+    summarize(raw, [label for label, _ in models], args.best, stem)
+
+
+CSV_HEADER = ["round", "model", "variant", "shape", "total_s", "explore_final",
+              "explore_trial_calls", "explore_settled_after_calls"]
+
+
+def summarize(raw, labels, best_names, stem):
+    """The --repeat summary (STEM.md) from the rounds' rows. The best fixed algorithm of a round
+    is the fastest of its fixed runs: the --best algorithms forced and each model alone ([adapt]
+    off, one algorithm at the model's parameters on every call), so a --best that a model's own
+    choice beats is not taken for the best."""
+    fixed = {}
+    for r, _, v, s, t, *_ in raw:
+        if v in ("best", "model"):
+            fixed[(r, s)] = min(t, fixed.get((r, s), float("inf")))
     native = {(r, s): t for r, _, v, s, t, *_ in raw if v == "native"}
     med = statistics.median
-    spread = lambda xs: f"{med(xs):+.1f} % [{min(xs):+.1f}, {max(xs):+.1f}]"
-    lines = [f"Medians over {args.repeat} interleaved rounds [min, max]; ratios to the best fixed "
-             f"({args.best}) of the same round.", "",
+    spread = lambda xs: f"{med(xs):+.1f} % [{min(xs):+.1f}, {max(xs):+.1f}]" if xs else "-"
+    rounds = len({row[0] for row in raw})
+    lines = [f"Medians over {rounds} interleaved rounds [min, max]; ratios to the best fixed "
+             f"algorithm of the same round: the fastest of {best_names} forced and of each "
+             "model alone.", "",
              "| model | shape | best fixed | MPICH native vs best | model alone vs best | "
              "explore vs best | learned vs best | STAR-style (run) vs best | "
              "explore vs model alone | explore trials, settled after (calls) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for label, _ in models:
+    for label in labels:
         for s, _, _ in SHAPES:
             by = lambda v: {r: t for r, l, vv, ss, t, *_ in raw
                             if l == label and vv == v and ss == s}
             m, x, ln, st = by("model"), by("explore"), by("learned"), by("star")
             rel = lambda d, ref: [100 * (d[r] / ref[r] - 1) for r in sorted(d)]
-            bref = {r: best[(r, s)] for r in x}
+            bref = {r: fixed[(r, s)] for r in x}
             nat = {r: native[(r, s)] for r in x}
             mine = [row for row in raw if row[1] == label and row[2] == "explore" and row[3] == s]
             trials = "/".join(str(row[6]) for row in mine)
@@ -333,13 +349,26 @@ def repeated(args, program, models, out):
     print("\n".join(lines))
 
 
+def summarize_csv(path, best_names):
+    """--summarize: the summary of an earlier --repeat run's CSV, written beside it."""
+    raw = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            raw.append((int(row["round"]), row["model"], row["variant"], row["shape"],
+                        float(row["total_s"]), row["explore_final"],
+                        row["explore_trial_calls"], row["explore_settled_after_calls"]))
+    labels = list(dict.fromkeys(row[1] for row in raw if row[1]))
+    summarize(raw, labels, best_names, pathlib.Path(path).with_suffix(""))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--platform", default="gige")
     p.add_argument("-n", type=int, default=16)
     p.add_argument("--ppn", type=int, default=1)
     p.add_argument("--calls", type=int, default=200)
-    p.add_argument("--model", required=True, help="the model calibrated on the platform")
+    p.add_argument("--model", help="the model calibrated on the platform (required unless "
+                                    "--summarize)")
     p.add_argument("--wrong", default="gap_s:3",
                    help="KEY[,KEY...]:FACTOR of [plogp] for the wrong model")
     p.add_argument("--emucluster", action="store_true",
@@ -368,7 +397,14 @@ def main():
     p.add_argument("--best", default="bcast.chain_segmented,scatter.flat,alltoall.all_at_once",
                    help="with --repeat: the best fixed algorithm of each collective, as a "
                         "full run found it (default: the emulated fast-ethernet runs')")
+    p.add_argument("--summarize", metavar="CSV",
+                   help="only write the summary (.md beside it) of an earlier --repeat run's CSV")
     args = p.parse_args()
+    if args.summarize:
+        summarize_csv(args.summarize, args.best)
+        return
+    if not args.model:
+        p.error("--model is required")
     if args.shim is None:
         args.shim = str(ROOT / ("build/pmpi/libcollsel.so" if args.emucluster
                                 else "build/smpi/pmpi/libcollsel-smpi.so"))
