@@ -161,6 +161,12 @@ def settled_after(seq):
     return next(i for i in range(len(seq)) if all((a, s) == final for a, _, s in seq[i:]))
 
 
+def trial_summary(seq):
+    """A shape's calls (settle()) as (final algorithm, trial calls, calls before settling)."""
+    return (seq[-1][0] if seq else "?", sum(1 for _, rung, _ in seq if rung == "explore"),
+            settled_after(seq))
+
+
 def forced_runs(args, program, model, names, work, log):
     """Per shape, the total of each algorithm forced (adapt off), run once with the calibrated
     model. The model also sets a segmented algorithm's segment (and the windowed All-to-All's
@@ -221,8 +227,7 @@ def one_model(args, program, model, label, names, work, shared):
         means = {a: t / args.calls for a, t in f.items()}
         star = 10 * sum(means.values()) + (args.calls - 10 * len(means)) * min(means.values())
         seq = seqs.get(shape, [])
-        final = seq[-1][0] if seq else "?"
-        settled_at = settled_after(seq)
+        final, trial_calls, settled_at = trial_summary(seq)
         model_alg = seq[0][0] if seq else "?"
         rows.append({
             "model": label, "shape": shape, "calls": args.calls,
@@ -231,11 +236,11 @@ def one_model(args, program, model, label, names, work, shared):
             "model_alone_s": totals["model"][shape], "model_choice": model_alg,
             "explore_s": totals["explore"][shape], "explore_final": final,
             "explore_settled_after_calls": settled_at,
-            "explore_trial_calls": sum(1 for _, r, _ in seq if r == "explore"),
+            "explore_trial_calls": trial_calls,
             "learned_s": totals["learned"][shape],
             "best_fixed": best_alg, "best_fixed_s": f[best_alg],
             "star_s": totals["star"][shape],
-            "star_final": star_seqs[shape][-1][0] if star_seqs.get(shape) else "?",
+            "star_final": trial_summary(star_seqs.get(shape, []))[0],
             "star_estimate_s": star,
         })
     return rows, learned_text
@@ -272,10 +277,8 @@ def repeated(args, program, models, out):
                 # Each round's explore logs: what each trial call cost, and its agreements.
                 shutil.copytree(explore_run, pathlib.Path(args.keep_logs) / tag / "explore",
                                 dirs_exist_ok=True)
-            for s, _, _ in SHAPES:
-                seq = seqs.get(s, [])
-                raw.append((r, label, "explore", s, t[s], seq[-1][0] if seq else "?",
-                            sum(1 for _, rung, _ in seq if rung == "explore"), settled_after(seq)))
+            raw += [(r, label, "explore", s, t[s], *trial_summary(seqs.get(s, [])))
+                    for s, _, _ in SHAPES]
             log(f"{label} learned")
             t = run(args, program, model, "learned",
                     {"COLLSEL_ADAPT": "explore",
@@ -287,10 +290,8 @@ def repeated(args, program, models, out):
                     {"COLLSEL_CONFIG": str(star_config(args, work / f"{tag}-star.toml"))},
                     work / f"{tag}-s")
             seqs, _ = settle(work / f"{tag}-s")
-            for s, _, _ in SHAPES:
-                seq = seqs.get(s, [])
-                raw.append((r, label, "star", s, t[s], seq[-1][0] if seq else "?",
-                            sum(1 for _, rung, _ in seq if rung == "explore"), settled_after(seq)))
+            raw += [(r, label, "star", s, t[s], *trial_summary(seqs.get(s, [])))
+                    for s, _, _ in SHAPES]
         log("best fixed " + args.best)
         t = run(args, program, models[0][1], "best", best_env, work / f"r{r}-best")
         raw += [(r, "", "best", s, t[s], "", "", "") for s, _, _ in SHAPES]
