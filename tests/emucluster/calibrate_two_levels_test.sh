@@ -29,7 +29,11 @@ rc=$?
 margs=(--timeout 50 --ppn 2)
 [[ -n $mpiexec ]] && margs+=(--mpiexec "$mpiexec")
 "$emu" --cluster "$cluster" mpiexec "${margs[@]}" -- "$calibrate" --quick --budget 8 \
-  --max-bytes 65536 -o "$work/m.toml" >"$work/out" 2>&1 || { cat "$work/out"; fail "calibrate failed"; }
+  --max-bytes 65536 -o "$work/m.toml" >"$work/out" 2>&1 || {
+  rc=$?
+  # The cause first (CI shows the start of a failed test's output), then the whole output.
+  echo "FAILED: calibrate exited $rc; its last lines:"; tail -n 12 "$work/out"
+  echo "--- the whole output:"; cat "$work/out"; exit 1; }
 python3 - "$work/m.toml" <<'PY' || fail "model file checks"
 import sys, tomllib
 doc = tomllib.load(open(sys.argv[1], "rb"))
