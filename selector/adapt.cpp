@@ -94,7 +94,8 @@ std::vector<MonitorEntry> AdaptPlan::monitor_entries() const {
 
 std::optional<int> loop_runner_up(const Decision& d, const std::vector<int>& ranking,
                                   const std::vector<double>& intervals,
-                                  const AdaptSettings& settings) {
+                                  const AdaptSettings& settings,
+                                  const std::vector<int>& taken) {
   // max_candidates = 0 asks for no runner-up at all.
   if (ranking.empty() || settings.mode != AdaptMode::explore || settings.max_candidates <= 0) {
     return std::nullopt;
@@ -117,6 +118,7 @@ std::optional<int> loop_runner_up(const Decision& d, const std::vector<int>& ran
     const double interval = at(intervals, i);
     if (e.not_applicable || !std::isfinite(e.predicted_s) || !(interval > 0.0) ||
         std::find(ranking.begin(), ranking.end(), i) != ranking.end() ||
+        std::find(taken.begin(), taken.end(), i) != taken.end() ||
         e.predicted_s > kLoopCandidateFactor * winner_s ||
         !(interval * (1.0 + settings.hysteresis) < winner_interval) || !(loop_s(i) < to_beat)) {
       continue;
@@ -124,6 +126,30 @@ std::optional<int> loop_runner_up(const Decision& d, const std::vector<int>& ran
     if (!best || loop_s(i) < loop_s(*best)) best = i;  // ties keep registry order
   }
   return best;
+}
+
+bool repeats_slower_than(double mine, double incumbent, const AdaptSettings& settings) {
+  return mine > 0.0 && incumbent > 0.0 && mine > (1.0 + settings.tie_margin) * incumbent;
+}
+
+std::vector<int> loop_runners_up(const Decision& d, const std::vector<int>& ranking,
+                                 const std::vector<double>& intervals,
+                                 const AdaptSettings& settings) {
+  std::vector<int> taken;
+  if (ranking.empty()) return taken;
+  const double winner = intervals[static_cast<std::size_t>(ranking.front())];
+  std::size_t slots = 1;
+  for (std::size_t k = 1; k < ranking.size(); ++k) {
+    if (repeats_slower_than(intervals[static_cast<std::size_t>(ranking[k])], winner, settings)) {
+      ++slots;
+    }
+  }
+  while (taken.size() < slots) {
+    const std::optional<int> next = loop_runner_up(d, ranking, intervals, settings, taken);
+    if (!next) break;
+    taken.push_back(*next);
+  }
+  return taken;
 }
 
 AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSettings& settings,
@@ -142,9 +168,9 @@ AdaptPlan plan_adapt(const CallShape& shape, const Decision& d, const AdaptSetti
   for (int i : ranking) {
     plan.ranking.push_back({.table_index = i, .cost = d.table[static_cast<std::size_t>(i)]});
   }
-  if (const std::optional<int> loop = loop_runner_up(d, ranking, intervals, settings)) {
-    plan.ranking.push_back({.table_index = *loop,
-                            .cost = d.table[static_cast<std::size_t>(*loop)],
+  for (int loop : loop_runners_up(d, ranking, intervals, settings)) {
+    plan.ranking.push_back({.table_index = loop,
+                            .cost = d.table[static_cast<std::size_t>(loop)],
                             .loop_only = true});
   }
   for (RankedEntry& e : plan.ranking) {
@@ -508,10 +534,7 @@ bool ShapeMonitor::repeats_slower(int i) const {
   // the gaps / 3 model departed on Bcast 256 KiB in a loop of chain_segmented (I = 7.1 ms, 30 ms
   // a call measured) and tried split_binary (I = 10.8 ms) and scatter_allgather (12.8 ms): one
   // call each before they were abandoned, 96 and 384-424 ms, +0.5-0.8 s over 200 calls.
-  const double mine = interval(i);
-  const double incumbent = interval(incumbent_);
-  return back_to_back_ && mine > 0.0 && incumbent > 0.0 &&
-         mine > (1.0 + settings_.tie_margin) * incumbent;
+  return back_to_back_ && repeats_slower_than(interval(i), interval(incumbent_), settings_);
 }
 
 bool ShapeMonitor::tried_for_interval() const {

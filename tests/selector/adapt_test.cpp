@@ -791,6 +791,47 @@ TEST(AdaptRanking, TheLoopRunnerUpFinishesTheHorizonFirst) {
   EXPECT_EQ(loop_runner_up(d, {0}, close, s), std::nullopt);
 }
 
+// A loop tries as many algorithms as a single call would: each ranked runner-up that repeats
+// slower than the winner by more than the tie margin (25 %), which a loop skips, gives its place
+// to one more loop runner-up. Entry 0 wins (1.0 alone, 0.9 a call: 57.7 over the horizon);
+// entries 5 (interval 2.0) and 6 (1.5) are ranked but repeat slower; the loop candidates are 2
+// (24.9), 4 (31.35) and 1 (33.0) in that order; entry 3 takes 9x the winner alone.
+TEST(AdaptRanking, EachRunnerUpALoopSkipsGivesItsPlaceToALoopRunnerUp) {
+  const AdaptSettings s = explore_settings();
+  const Decision d = table_of({1.0, 1.5, 6.0, 9.0, 3.0, 1.2, 1.3}, 0);
+  std::vector<double> intervals{0.9, 0.5, 0.3, 0.1, 0.45, 2.0, 1.5};
+  EXPECT_EQ(loop_runners_up(d, {0, 5, 6}, intervals, s), (std::vector<int>{2, 4, 1}));
+  EXPECT_EQ(loop_runners_up(d, {0, 5}, intervals, s), (std::vector<int>{2, 4}));
+  EXPECT_EQ(loop_runners_up(d, {0}, intervals, s), (std::vector<int>{2}));
+  // Entry 1 ranked and repeating faster: still one loop runner-up; entry 1 is not one.
+  EXPECT_EQ(loop_runners_up(d, {0, 1}, intervals, s), (std::vector<int>{2}));
+  // Entry 6 slower by less than the tie margin (1.1 against 0.9 x 1.25 = 1.125): a loop tries it.
+  intervals[6] = 1.1;
+  EXPECT_EQ(loop_runners_up(d, {0, 5, 6}, intervals, s), (std::vector<int>{2, 4}));
+  // More places than candidates: the ones there are, each once.
+  Decision two = d;
+  two.table[1].not_applicable = "no";
+  two.table[4].not_applicable = "no";
+  intervals[6] = 1.5;
+  EXPECT_EQ(loop_runners_up(two, {0, 5, 6}, intervals, s), (std::vector<int>{2}));
+  // No ranking, or not exploring: none.
+  EXPECT_TRUE(loop_runners_up(d, {}, intervals, s).empty());
+  AdaptSettings monitoring = s;
+  monitoring.mode = AdaptMode::monitor;
+  EXPECT_TRUE(loop_runners_up(d, {0, 5, 6}, intervals, monitoring).empty());
+}
+
+// The monitor's "a loop skips it" and the plan's count of places are one rule.
+TEST(AdaptRanking, RepeatsSlowerIsBeyondTheTieMargin) {
+  const AdaptSettings s = explore_settings();  // tie_margin 0.25
+  EXPECT_TRUE(repeats_slower_than(1.2, 0.9, s));
+  EXPECT_FALSE(repeats_slower_than(1.1, 0.9, s));
+  EXPECT_FALSE(repeats_slower_than(0.5, 0.9, s));
+  EXPECT_FALSE(repeats_slower_than(std::nan(""), 0.9, s));
+  EXPECT_FALSE(repeats_slower_than(1.2, std::nan(""), s));
+  EXPECT_FALSE(repeats_slower_than(1.2, 0.0, s));
+}
+
 TEST(AdaptRanking, NeverSecondGuessesAnOverrideOrNative) {
   AdaptSettings s = explore_settings();
   Decision d = table_of({1.0, 1.1}, 0);

@@ -226,7 +226,7 @@ Outcome explain(const Request& request) {
       const RankedEntry& entry = plan.ranking[r];
       if (entry.variant_of >= 0) continue;  // a segment variant: tried after, only if kept
       if (entry.loop_only) {
-        e.loop_runner_up = std::string(entry.cost.name);
+        e.loop_runners_up.emplace_back(entry.cost.name);
       } else {
         e.runners_up.emplace_back(entry.cost.name);
       }
@@ -275,9 +275,10 @@ std::string format_text(const Explanation& e) {
                        e.runners_up.empty()
                            ? std::string("no runner-up to try")
                            : fmt::format("runners-up {}", fmt::join(e.runners_up, ", ")));
-    if (!e.loop_runner_up.empty()) {
-      out += fmt::format("{:<10}in a loop of back-to-back calls also {} (its interval)\n", "",
-                         e.loop_runner_up);
+    if (!e.loop_runners_up.empty()) {
+      out += fmt::format("{:<10}in a loop of back-to-back calls also {} ({})\n", "",
+                         fmt::join(e.loop_runners_up, ", "),
+                         e.loop_runners_up.size() == 1 ? "its interval" : "their intervals");
     }
   }
   return out;
@@ -310,9 +311,7 @@ std::string format_json(const Explanation& e) {
       {"note", e.decision.note},
       {"why", e.why},
       {"explore", e.explore ? json{{"runners_up", e.runners_up},
-                                   {"loop_runner_up", e.loop_runner_up.empty()
-                                                          ? json(nullptr)
-                                                          : json(e.loop_runner_up)}}
+                                   {"loop_runners_up", e.loop_runners_up}}
                             : json(nullptr)}};
   return doc.dump(2) + "\n";
 }

@@ -44,11 +44,11 @@ struct Explanation {
   std::vector<double> interval_s;
   std::string why;  // one line: the winner against the runner-up (or why there is no winner)
   // With [adapt] mode = "explore": what a shape's monitor may try (plan_adapt(), docs/ADAPT.md),
-  // the runners-up in the order tried, and the loop runner-up, tried only when the calls come back
-  // to back (empty: none). Not explore mode: nothing.
+  // the runners-up in the order tried, and the loop runners-up, tried only when the calls come
+  // back to back (loop_runners_up()). Not explore mode: nothing.
   bool explore = false;
   std::vector<std::string> runners_up;
-  std::string loop_runner_up;
+  std::vector<std::string> loop_runners_up;
 
   // The model that filled the cost table: decide() uses the calibrated one when there is one.
   [[nodiscard]] const ModelInfo& model_used() const { return calibrated ? *calibrated : fallback; }
