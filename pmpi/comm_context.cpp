@@ -16,7 +16,7 @@ AdaptSample from_values(const AgreeValues& v) {
 
 }  // namespace
 
-// Up to kAllExchangeRanks ranks, every rank sends its sample to every other (P - 1 messages of 16
+// Up to kAllExchangeRanks ranks, every rank sends its sample to every other (P - 1 messages of 24
 // bytes each way, one round): on the emulated cluster each hop of the tree below waits for a 4-16
 // ms scheduler slot, and its 2 log2(8) = 6 sequential hops cost about 0.1 s per agreement
 // (docs/BENCHMARKS.md, "Self-correction"). Past it, the tree's 2 log2(P) hops cost less than a
