@@ -182,6 +182,42 @@ double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m) 
          message_overheads(p, g.rows, static_cast<std::uint64_t>(g.cols) * m);
 }
 
+namespace {
+
+// `count` messages of `bytes` sent one after another by a rank's link.
+double sends_on_link(const plogp::Params& p, double link_s_per_byte, double count,
+                     std::uint64_t bytes) {
+  return count * p.burst_gap_s(bytes, link_s_per_byte);
+}
+
+}  // namespace
+
+double message_floor(const plogp::Params& p, double link_s_per_byte, int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  return std::max(message_overheads(p, n, m), sends_on_link(p, link_s_per_byte, rounds(n), m));
+}
+
+double bruck_message_floor(const plogp::Params& p, double link_s_per_byte, int n,
+                           std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  double link = 0.0;
+  for (int j = 0; (1 << j) < n; ++j) {
+    link += sends_on_link(p, link_s_per_byte, 1.0, bruck_round_blocks(n, j) * m);
+  }
+  return std::max(bruck_message_overheads(p, n, m), link);
+}
+
+double mesh2d_message_floor(const plogp::Params& p, double link_s_per_byte, int n,
+                            std::uint64_t m) {
+  if (n <= 1 || m == 0) return 0.0;
+  const MeshGrid g = mesh_grid(n);
+  const auto rows = static_cast<std::uint64_t>(g.rows);
+  const auto cols = static_cast<std::uint64_t>(g.cols);
+  const double link = sends_on_link(p, link_s_per_byte, rounds(g.cols), rows * m) +
+                      sends_on_link(p, link_s_per_byte, rounds(g.rows), cols * m);
+  return std::max(mesh2d_message_overheads(p, n, m), link);
+}
+
 WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s) {
   WindowChoice best{1, std::max(floor_s, windowed(c, n, m, 1))};
   for (int k = 2; k < n; ++k) {

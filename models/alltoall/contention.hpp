@@ -128,6 +128,21 @@ double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m);
 // The same for the mesh's cols - 1 messages of rows m bytes and rows - 1 of cols m bytes.
 double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m);
 
+// What one rank's messages cost it at least, whatever the network does: its CPU (the
+// *_message_overheads above) or its link, whichever is longer. Its link carries its sends one
+// after another, each plogp::Params::burst_gap_s(b, link_s_per_byte) after the previous (pLogP's
+// posted gap where the sends are posted, the link's own time where each waits for its transfer:
+// the flat Scatter's burst, docs/MODELS.md). The Hockney beta of the closed forms is fitted on
+// large messages; the posted gap also holds what a network charges mid-sized ones: SMPI's
+// bandwidth factors make 257-732-byte messages 3x slower per byte, and the mesh's packed
+// messages of 384 and 512 bytes (fast-ethernet, P = 48, 64 B blocks) took 2.10 ms where the
+// mesh was predicted 0.71 ms and all_at_once, chosen now, took 1.43 (docs/BENCHMARKS.md).
+double message_floor(const plogp::Params& p, double link_s_per_byte, int n, std::uint64_t m);
+double bruck_message_floor(const plogp::Params& p, double link_s_per_byte, int n,
+                           std::uint64_t m);
+double mesh2d_message_floor(const plogp::Params& p, double link_s_per_byte, int n,
+                            std::uint64_t m);
+
 struct WindowChoice {
   int window = 1;
   double predicted_s = 0.0;

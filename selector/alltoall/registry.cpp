@@ -24,23 +24,29 @@ m::Contention contention_of(const models::ModelFile& f) {
 }
 
 // Every schedule's network model floored by what its messages cost the rank's CPU (pLogP's o_s
-// and o_r). The signature's alpha, fitted on whole exchanges, usually holds those overheads
-// already and the floor changes nothing; where the calibration's overheads are above it (SMPI's
-// Ethernet platforms, the emulated cluster's loaded cores) flooring only the windowed schedules
-// ranked them below direct exchange for a cost every schedule pays (docs/MODELS.md).
+// and o_r) or its link (each send its burst gap), whichever is longer (models/alltoall/
+// contention.hpp, message_floor). The signature's alpha, fitted on whole exchanges, usually holds
+// the overheads already and the floor changes nothing; where the calibration's overheads are
+// above it (SMPI's Ethernet platforms, the emulated cluster's loaded cores) flooring only the
+// windowed schedules ranked them below direct exchange for a cost every schedule pays
+// (docs/MODELS.md). The link part binds where packed or mid-sized messages cost more per byte
+// than the Hockney beta fitted on large ones.
 template <double (*F)(const m::Contention&, int, std::uint64_t),
-          double (*Floor)(const models::plogp::Params&, int, std::uint64_t)>
+          double (*Floor)(const models::plogp::Params&, double, int, std::uint64_t)>
 Prediction floored(const models::ModelFile& f, const CallShape& s, const Policy&) {
-  return {std::max(Floor(f.plogp, s.comm_size, s.bytes),
-                   F(contention_of(f), s.comm_size, s.bytes)),
+  const m::Contention c = contention_of(f);
+  return {std::max(Floor(f.plogp, c.hockney.beta_s_per_byte, s.comm_size, s.bytes),
+                   F(c, s.comm_size, s.bytes)),
           {}};
 }
 
 // Windowed schedules overlap their messages' start-ups on the network, not their software
-// overheads on the rank's CPU: section 6's model, floored by message_overheads().
+// overheads on the rank's CPU nor its sends on its link: section 6's model, floored by
+// message_floor().
 Prediction windowed_model(const models::ModelFile& f, const CallShape& s, const Policy& policy) {
   const m::Contention c = contention_of(f);
-  const double floor_s = m::message_overheads(f.plogp, s.comm_size, s.bytes);
+  const double floor_s =
+      m::message_floor(f.plogp, c.hockney.beta_s_per_byte, s.comm_size, s.bytes);
   if (policy.window) {
     const int k = std::clamp(*policy.window, 1, std::max(1, s.comm_size - 1));
     return {std::max(floor_s, m::windowed(c, s.comm_size, s.bytes, k)),
@@ -51,8 +57,9 @@ Prediction windowed_model(const models::ModelFile& f, const CallShape& s, const 
 }
 
 Prediction all_at_once_model(const models::ModelFile& f, const CallShape& s, const Policy&) {
-  return {std::max(m::message_overheads(f.plogp, s.comm_size, s.bytes),
-                   m::all_at_once(contention_of(f), s.comm_size, s.bytes)),
+  const m::Contention c = contention_of(f);
+  return {std::max(m::message_floor(f.plogp, c.hockney.beta_s_per_byte, s.comm_size, s.bytes),
+                   m::all_at_once(c, s.comm_size, s.bytes)),
           {}};
 }
 
@@ -77,12 +84,12 @@ std::optional<std::string> mesh2d_fits(const CallShape& s) {
 constexpr std::array<Algorithm<AlltoallCall>, 6> kAlltoall{{
     {{"alltoall.direct_exchange",
       "n-1 rounds, round t sends to rank+t and receives from rank-t (seed 000 Algorithm 1)",
-      floored<m::direct_exchange, m::message_overheads>, adapters::always, false,
+      floored<m::direct_exchange, m::message_floor>, adapters::always, false,
       schedule::alltoall_direct_exchange,
       schedule::alltoall_exchange_size},
      alltoall::direct_exchange},
     {{"alltoall.pairwise", "n-1 rounds of paired exchanges, partner rank XOR t when P is 2^k",
-      floored<m::direct_exchange, m::message_overheads>, adapters::always, false,
+      floored<m::direct_exchange, m::message_floor>, adapters::always, false,
       schedule::alltoall_pairwise,
       schedule::alltoall_exchange_size},
      alltoall::pairwise},
@@ -96,12 +103,12 @@ constexpr std::array<Algorithm<AlltoallCall>, 6> kAlltoall{{
       schedule::alltoall_exchange_size},
      alltoall::windowed},
     {{"alltoall.bruck", "ceil(log2 P) rounds of packed blocks (Bruck et al.), for small messages",
-      floored<m::bruck, m::bruck_message_overheads>, bruck_fits, false, schedule::alltoall_bruck,
+      floored<m::bruck, m::bruck_message_floor>, bruck_fits, false, schedule::alltoall_bruck,
       schedule::alltoall_bruck_size},
      alltoall::bruck},
     {{"alltoall.mesh2d",
       "ranks as a rows x cols grid: all-at-once along the row, then along the column (Faraj, Yuan)",
-      floored<m::mesh2d, m::mesh2d_message_overheads>, mesh2d_fits, false,
+      floored<m::mesh2d, m::mesh2d_message_floor>, mesh2d_fits, false,
       schedule::alltoall_mesh2d, schedule::alltoall_mesh2d_size},
      alltoall::mesh2d},
 }};

@@ -15,8 +15,10 @@
 namespace collsel::models::alltoall {
 namespace {
 
+using plogp::testing::line_gp;
 using plogp::testing::linear_params;
 using plogp::testing::same_seconds;
+using plogp::testing::two_gap_params;
 
 ::testing::AssertionResult within(double actual, double expected, double relative) {
   if (std::fabs(actual - expected) <= relative * std::fabs(expected)) {
@@ -201,6 +203,30 @@ TEST(AlltoallSchedules, Mesh2dModel) {
   EXPECT_TRUE(same_seconds(mesh2d_message_overheads(p, 12, 16),
                            3 * (0.2048e-6 + 0.3096e-6) + 2 * (0.2064e-6 + 0.3128e-6)));
   EXPECT_EQ(mesh2d_message_overheads(p, 1, 16), 0.0);
+}
+
+TEST(AlltoallSchedules, AFloorIsTheLongerOfARanksCpuAndItsLink) {
+  // two_gap_params(): each send holds the link g_p(m) = 0.5 us + 0.8 ns m, each message costs the
+  // CPU o_s + o_r = 0.5 us + 0.3 ns m. n = 12 is 3 x 4: with 100-byte blocks a rank of the mesh
+  // sends 3 messages of 300 B along its row and 2 of 400 B along its column; its link is longer.
+  const plogp::Params p = two_gap_params();
+  const double link = 3 * line_gp(300) + 2 * line_gp(400);
+  ASSERT_GT(link, mesh2d_message_overheads(p, 12, 100));
+  EXPECT_TRUE(same_seconds(mesh2d_message_floor(p, 1e-9, 12, 100), link));
+  EXPECT_TRUE(same_seconds(message_floor(p, 1e-9, 12, 100), 11 * line_gp(100)));
+  // Bruck at n = 8: three rounds of 4 blocks, one send each.
+  EXPECT_TRUE(same_seconds(bruck_message_floor(p, 1e-9, 8, 100), 3 * line_gp(400)));
+  // Where the CPU costs more, its overheads are the floor, as before the link part.
+  plogp::Params heavy = two_gap_params();
+  for (plogp::SizePoint& point : heavy.table) {
+    point.send_overhead_s *= 10;
+    point.recv_overhead_s *= 10;
+  }
+  EXPECT_EQ(message_floor(heavy, 1e-9, 12, 100), message_overheads(heavy, 12, 100));
+  EXPECT_EQ(mesh2d_message_floor(heavy, 1e-9, 12, 100), mesh2d_message_overheads(heavy, 12, 100));
+  EXPECT_EQ(bruck_message_floor(heavy, 1e-9, 8, 100), bruck_message_overheads(heavy, 8, 100));
+  EXPECT_EQ(message_floor(p, 1e-9, 1, 100), 0.0);
+  EXPECT_EQ(mesh2d_message_floor(p, 1e-9, 12, 0), 0.0);
 }
 
 TEST(AlltoallSchedules, BestWindowFollowsTheMessageSize) {
