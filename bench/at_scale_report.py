@@ -67,7 +67,10 @@ def load(out, max_bytes=None, ranks=None):
 
     The `*-choices.csv` files (at_scale.py rechoose: collsel's choice measured again after a
     change to decide() or the models) are read last, so their "auto" rows replace the first run's;
-    the forced algorithms and the selectors stay as first measured."""
+    the forced algorithms and the selectors stay as first measured. A row the driver skipped
+    (`skipped` 1: its wall-time guard, no measurement) does not replace a row of the same variant
+    that measured the same algorithm with the same parameters: rechoose re-runs a job's every
+    size, and its guard skipped choices that had not moved (fast-ethernet P = 48, 8 per node)."""
     points = defaultdict(dict)
     paths = sorted(glob.glob(os.path.join(out, "raw", "*.csv")),
                    key=lambda p: (p.endswith("-choices.csv"), p))
@@ -85,6 +88,10 @@ def load(out, max_bytes=None, ranks=None):
                 key = (platform, int(ppn), row["coll"], int(row["P"]), int(row["bytes"]))
                 if (max_bytes is not None and key[4] > max_bytes) or \
                         (ranks is not None and key[3] not in ranks):
+                    continue
+                old = points[key].get(row["variant"])
+                if row.get("skipped") == "1" and old and old["usable"] and all(
+                        old.get(k) == row.get(k) for k in ("algorithm", "segment_bytes", "window")):
                     continue
                 points[key][row["variant"]] = row
     return points

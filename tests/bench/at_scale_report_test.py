@@ -11,14 +11,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import at_scale_report as report  # noqa: E402
 
 FIELDS = ["label", "coll", "P", "bytes", "variant", "algorithm", "segment_bytes", "predicted_s",
-          "median_s", "kind", "failed", "correct", "simulated", "warmup_s"]
+          "median_s", "kind", "failed", "correct", "simulated", "warmup_s", "skipped"]
 
 
 def row(P, size, variant, kind, median_s, predicted_s=""):
     return {"label": "gige,ppn=1", "coll": "alltoall", "P": P, "bytes": size,
             "variant": variant, "algorithm": variant.split(":")[0], "segment_bytes": 0,
             "predicted_s": predicted_s, "median_s": median_s, "kind": kind, "failed": 0,
-            "correct": 1, "simulated": 0, "warmup_s": ""}
+            "correct": 1, "simulated": 0, "warmup_s": "", "skipped": 0}
 
 
 def write(folder, name, rows):
@@ -44,6 +44,29 @@ class Lacks(unittest.TestCase):
             report.section_lacks(report.load(out), lines)
             self.assertIn("1 of 1 points.\n", lines)
             self.assertTrue(any(line.startswith("| smpi:2dmesh | 1 |") for line in lines))
+
+
+class Rechosen(unittest.TestCase):
+    def test_a_skipped_rerun_keeps_the_measured_choice_and_a_measured_one_replaces_it(self):
+        with tempfile.TemporaryDirectory() as out:
+            write(out, "gige-P16-collsel.csv", [row(16, 64, "auto", "auto", 3e-6),
+                                                row(16, 256, "auto", "auto", 5e-6)])
+            skipped = row(16, 64, "auto", "auto", "nan")
+            skipped["skipped"] = 1
+            moved = row(16, 256, "auto", "auto", 4e-6)
+            moved["algorithm"] = "alltoall.mesh2d"
+            write(out, "gige-P16-alltoall-64-256-2-choices.csv", [skipped, moved])
+            points = report.load(out)
+            self.assertEqual(report.usable_time(points[("gige", 1, "alltoall", 16, 64)], "auto"),
+                             3e-6)
+            self.assertEqual(report.usable_time(points[("gige", 1, "alltoall", 16, 256)], "auto"),
+                             4e-6)
+            # A skipped row of another algorithm is no measurement of it: the point has none.
+            other = row(16, 64, "auto", "auto", "nan")
+            other.update(skipped=1, algorithm="alltoall.bruck")
+            write(out, "gige-P16-alltoall-64-64-1-choices.csv", [other])
+            points = report.load(out)
+            self.assertIsNone(report.usable_time(points[("gige", 1, "alltoall", 16, 64)], "auto"))
 
 
 class ErelBySize(unittest.TestCase):
