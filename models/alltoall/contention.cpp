@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -160,62 +161,85 @@ double mesh2d(const Contention& c, int n, std::uint64_t m) {
          copied * c.copy_s_per_byte;
 }
 
-double message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
-  if (n <= 1 || m == 0) return 0.0;
-  return rounds(n) * (p.send_overhead_s(m) + p.recv_overhead_s(m));
+namespace {
+
+// One rank's messages in a schedule, by size: `count` sends (and as many receives) of `bytes`.
+// Each schedule's list is written once, and both floors below are read from it.
+struct Messages {
+  double count;
+  std::uint64_t bytes;
+};
+
+// Every block exchanged with every other rank: n - 1 messages of m bytes.
+std::vector<Messages> exchange_messages(int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return {};
+  return {{rounds(n), m}};
 }
 
-double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
-  if (n <= 1 || m == 0) return 0.0;
+// Bruck's round j: one message of bruck_round_blocks(n, j) m bytes.
+std::vector<Messages> bruck_messages(int n, std::uint64_t m) {
+  std::vector<Messages> out;
+  if (n <= 1 || m == 0) return out;
+  for (int j = 0; (1 << j) < n; ++j) out.push_back({1.0, bruck_round_blocks(n, j) * m});
+  return out;
+}
+
+// The mesh: cols - 1 messages of rows m bytes, then rows - 1 of cols m bytes.
+std::vector<Messages> mesh2d_messages(int n, std::uint64_t m) {
+  if (n <= 1 || m == 0) return {};
+  const MeshGrid g = mesh_grid(n);
+  return {{rounds(g.cols), static_cast<std::uint64_t>(g.rows) * m},
+          {rounds(g.rows), static_cast<std::uint64_t>(g.cols) * m}};
+}
+
+// What the messages cost the rank's CPU: o_s and o_r each, one after another.
+double on_cpu(const plogp::Params& p, const std::vector<Messages>& messages) {
   double t = 0.0;
-  for (int j = 0; (1 << j) < n; ++j) {
-    const std::uint64_t bytes = bruck_round_blocks(n, j) * m;
-    t += p.send_overhead_s(bytes) + p.recv_overhead_s(bytes);
+  for (const Messages& b : messages) {
+    t += b.count * (p.send_overhead_s(b.bytes) + p.recv_overhead_s(b.bytes));
   }
   return t;
 }
 
-double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
-  if (n <= 1 || m == 0) return 0.0;
-  const MeshGrid g = mesh_grid(n);
-  return message_overheads(p, g.cols, static_cast<std::uint64_t>(g.rows) * m) +
-         message_overheads(p, g.rows, static_cast<std::uint64_t>(g.cols) * m);
+// What its sends cost the rank's link: each its burst gap after the previous.
+double on_link(const plogp::Params& p, double link_s_per_byte,
+               const std::vector<Messages>& messages) {
+  double t = 0.0;
+  for (const Messages& b : messages) t += b.count * p.burst_gap_s(b.bytes, link_s_per_byte);
+  return t;
 }
 
-namespace {
-
-// `count` messages of `bytes` sent one after another by a rank's link.
-double sends_on_link(const plogp::Params& p, double link_s_per_byte, double count,
-                     std::uint64_t bytes) {
-  return count * p.burst_gap_s(bytes, link_s_per_byte);
+double floor_of(const plogp::Params& p, double link_s_per_byte,
+                const std::vector<Messages>& messages) {
+  return std::max(on_cpu(p, messages), on_link(p, link_s_per_byte, messages));
 }
 
 }  // namespace
 
+double message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
+  return on_cpu(p, exchange_messages(n, m));
+}
+
+double bruck_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
+  return on_cpu(p, bruck_messages(n, m));
+}
+
+double mesh2d_message_overheads(const plogp::Params& p, int n, std::uint64_t m) {
+  return on_cpu(p, mesh2d_messages(n, m));
+}
+
 double message_floor(const plogp::Params& p, double link_s_per_byte, int n, std::uint64_t m) {
-  if (n <= 1 || m == 0) return 0.0;
-  return std::max(message_overheads(p, n, m), sends_on_link(p, link_s_per_byte, rounds(n), m));
+  return floor_of(p, link_s_per_byte, exchange_messages(n, m));
 }
 
 double bruck_message_floor(const plogp::Params& p, double link_s_per_byte, int n,
                            std::uint64_t m) {
-  if (n <= 1 || m == 0) return 0.0;
-  double link = 0.0;
-  for (int j = 0; (1 << j) < n; ++j) {
-    link += sends_on_link(p, link_s_per_byte, 1.0, bruck_round_blocks(n, j) * m);
-  }
-  return std::max(bruck_message_overheads(p, n, m), link);
+  return floor_of(p, link_s_per_byte, bruck_messages(n, m));
 }
 
 double mesh2d_message_floor(const plogp::Params& p, double link_s_per_byte, int n,
                             std::uint64_t m) {
-  if (n <= 1 || m == 0) return 0.0;
-  const MeshGrid g = mesh_grid(n);
-  const auto rows = static_cast<std::uint64_t>(g.rows);
-  const auto cols = static_cast<std::uint64_t>(g.cols);
-  const double link = sends_on_link(p, link_s_per_byte, rounds(g.cols), rows * m) +
-                      sends_on_link(p, link_s_per_byte, rounds(g.rows), cols * m);
-  return std::max(mesh2d_message_overheads(p, n, m), link);
+  return floor_of(p, link_s_per_byte, mesh2d_messages(n, m));
 }
 
 WindowChoice best_window(const Contention& c, int n, std::uint64_t m, double floor_s) {
