@@ -297,10 +297,12 @@ def run_jobs(args, jobs, done=None):
 
 
 def planned(args):
-    """(P, ppn, coll, sizes) of the plan's jobs that --ranks, --ppn, --colls and --max-bytes
-    keep."""
+    """(P, ppn, coll, sizes) of the plan's jobs that --ranks, --ppn, --colls, --min-bytes and
+    --max-bytes keep. A job's name holds its sizes, so a run limited to some sizes is a job of its
+    own beside the full one (its rows join the same points)."""
     for P, ppn, coll, sizes in plan(args.plan):
-        sizes = [m for m in sizes if args.max_bytes is None or m <= args.max_bytes]
+        sizes = [m for m in sizes if (args.max_bytes is None or m <= args.max_bytes)
+                 and m >= args.min_bytes]
         if sizes and P in args.ranks and ppn in args.ppn and coll in args.colls:
             yield P, ppn, coll, sizes
 
@@ -574,6 +576,11 @@ def main():
                              "plan that has a collsel run (a new algorithm)")
     parser.add_argument("--max-bytes", type=int,
                         help="run, rechoose, --skipped: only the sizes up to this many bytes")
+    # The All-to-All's eager sizes cost minutes of wall time per call at P >= 64 on the Ethernets
+    # (every message in flight at once), its rendezvous sizes seconds: a run from 256 KiB on
+    # measures the large sizes that a full job, which goes up from 16 B, never reaches.
+    parser.add_argument("--min-bytes", type=int, default=0,
+                        help="run, extend: only the sizes from this many bytes on")
     parser.add_argument("--selectors-only", action="store_true",
                         help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
     parser.add_argument("--changed", type=lambda s: s.split(","), default=[],
