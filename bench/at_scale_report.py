@@ -70,7 +70,9 @@ def load(out, max_bytes=None, ranks=None):
     the forced algorithms and the selectors stay as first measured. A row the driver skipped
     (`skipped` 1: its wall-time guard, no measurement) does not replace a row of the same variant
     that measured the same algorithm with the same parameters: rechoose re-runs a job's every
-    size, and its guard skipped choices that had not moved (fast-ethernet P = 48, 8 per node)."""
+    size, and its guard skipped choices that had not moved (fast-ethernet P = 48, 8 per node).
+    Then fill_skipped() gives a skipped row the time of the point's measurement of the same
+    call."""
     points = defaultdict(dict)
     paths = sorted(glob.glob(os.path.join(out, "raw", "*.csv")),
                    key=lambda p: (p.endswith("-choices.csv"), p))
@@ -90,11 +92,45 @@ def load(out, max_bytes=None, ranks=None):
                         (ranks is not None and key[3] not in ranks):
                     continue
                 old = points[key].get(row["variant"])
-                if row.get("skipped") == "1" and old and old["usable"] and all(
-                        old.get(k) == row.get(k) for k in ("algorithm", "segment_bytes", "window")):
+                if row.get("skipped") == "1" and old and old["usable"] and \
+                        same_call(old) == same_call(row):
                     continue
                 points[key][row["variant"]] = row
+    for point in points.values():
+        fill_skipped(point)
     return points
+
+
+# The rows that measure one of collsel's algorithms: forced, or a choice of one.
+ALGORITHM_KINDS = ("fixed", "auto", "choice")
+
+
+def same_call(row):
+    """What a row ran: algorithm, segment and window (0 where it takes none)."""
+    return (row["algorithm"], int(row.get("segment_bytes") or 0), int(row.get("window") or 0))
+
+
+def fill_skipped(point):
+    """A row the wall guard skipped takes the time of a usable row at the same point that ran the
+    same algorithm with the same segment and window, as bench/selection itself does for a choice
+    that picks a variant measured before it (its `reused` column); the guard goes by variant, so
+    it may skip a choice whose algorithm a later variant measured (fast-ethernet P = 48, 1 MiB:
+    "auto" skipped after its 256 KiB call took 127 s, "auto:default", the same all_at_once, run).
+    The simulation is deterministic: the same call takes the same time. The row's first-call cost
+    (warmup_s) is not copied: a forced row's first call carries no shim set-up. Returns how many
+    rows were filled."""
+    measured = {same_call(r): (name, r) for name, r in point.items()
+                if r["kind"] in ALGORITHM_KINDS and r["usable"]}
+    filled = 0
+    for name, r in list(point.items()):
+        if r["usable"] or r.get("skipped") != "1" or r["kind"] not in ALGORITHM_KINDS:
+            continue
+        source = measured.get(same_call(r))
+        if source:
+            point[name] = dict(r, median_s=source[1]["median_s"], usable=True,
+                               warmup_s=float("nan"), filled_from=source[0])
+            filled += 1
+    return filled
 
 
 def usable_time(point, name):
@@ -614,6 +650,12 @@ def main():
              + (f", only those {args.only_points_of} has" if args.only_points_of else "")
              + f", from {args.out}). Every time is simulated (SimGrid 3.32 SMPI, "
              "docs/SIMULATION.md).\n"]
+    filled = sum(1 for p in points.values() for r in p.values() if r.get("filled_from"))
+    if filled:
+        lines.append(f"{filled} rows that the driver's wall guard skipped take the time of "
+                     "another row at the same point that ran the same algorithm with the same "
+                     "segment and window (the simulation is deterministic; bench/selection "
+                     "reuses a measurement the same way, its `reused` column).\n")
     coverage = defaultdict(set)
     for (platform, ppn, coll, P, b) in points:
         coverage[(coll, ppn)].add(P)

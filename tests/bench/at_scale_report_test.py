@@ -69,6 +69,43 @@ class Rechosen(unittest.TestCase):
             self.assertIsNone(report.usable_time(points[("gige", 1, "alltoall", 16, 64)], "auto"))
 
 
+class FilledSkipped(unittest.TestCase):
+    def test_a_skipped_row_takes_the_time_of_the_same_call_measured_at_its_point(self):
+        with tempfile.TemporaryDirectory() as out:
+            # The guard skipped "auto" (all_at_once) and the forced all_at_once; "auto:default"
+            # ran the same all_at_once. The forced Bruck, skipped too, has no such row.
+            auto = row(48, 1048576, "auto", "auto", "nan")
+            auto.update(skipped=1, algorithm="alltoall.all_at_once")
+            forced = row(48, 1048576, "alltoall.all_at_once", "fixed", "nan")
+            forced["skipped"] = 1
+            default = row(48, 1048576, "auto:default", "choice", 4.4)
+            default.update(algorithm="alltoall.all_at_once", warmup_s=9.0)
+            bruck = row(48, 1048576, "alltoall.bruck", "fixed", "nan")
+            bruck["skipped"] = 1
+            write(out, "gige-P48-collsel.csv", [auto, forced, default, bruck])
+            point = report.load(out)[("gige", 1, "alltoall", 48, 1048576)]
+            self.assertEqual(report.usable_time(point, "auto"), 4.4)
+            self.assertEqual(report.usable_time(point, "alltoall.all_at_once"), 4.4)
+            self.assertEqual(point["auto"]["filled_from"], "auto:default")
+            self.assertIsNone(report.usable_time(point, "alltoall.bruck"))
+            # The forced row's first call is no measure of the shim's first call.
+            self.assertNotEqual(point["auto"]["warmup_s"], point["auto"]["warmup_s"])
+
+    def test_another_segment_or_window_is_another_call(self):
+        with tempfile.TemporaryDirectory() as out:
+            auto = row(48, 65536, "auto", "auto", "nan")
+            auto.update(skipped=1, algorithm="alltoall.windowed", window=8)
+            forced = row(48, 65536, "alltoall.windowed", "fixed", 2.0)
+            forced["window"] = 47
+            os.makedirs(os.path.join(out, "raw"))
+            with open(os.path.join(out, "raw", "gige-P48.csv"), "w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=FIELDS + ["window"], lineterminator="\n")
+                writer.writeheader()
+                writer.writerows([auto, forced])
+            point = report.load(out)[("gige", 1, "alltoall", 48, 65536)]
+            self.assertIsNone(report.usable_time(point, "auto"))
+
+
 class ErelBySize(unittest.TestCase):
     def test_table_and_csv_cells(self):
         with tempfile.TemporaryDirectory() as out:
