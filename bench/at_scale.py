@@ -61,6 +61,8 @@ import subprocess
 import sys
 import time
 
+import at_scale_report
+
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(HERE)
 SIMCLUSTER = os.path.join(ROOT, "tools", "simcluster", "simcluster")
@@ -482,12 +484,10 @@ def rechoose(args):
     run_jobs(args, jobs)
 
 
-def measure_skipped(args, variants):
-    """--skipped: the rows of `variants` that the wall guard skipped, measured again, each job's
-    rows written over the skipped ones in the file that held them."""
-    if args.max_variant_wall <= MAX_VARIANT_WALL_S:
-        sys.exit(f"at_scale.py: --skipped measures what a {MAX_VARIANT_WALL_S} s guard skipped: "
-                 f"give a larger --max-variant-wall (seconds of wall time per call)")
+def skipped_rows(args, variants):
+    """{(platform, P, ppn, coll, path): [sizes]}: the rows of `variants` that the wall guard
+    skipped (the latest of each point and variant) and that the report cannot fill, in the file
+    that holds them, within the run's filters."""
     # The latest row of each (point, variant), in at_scale_report.py's reading order: the
     # choices files last, so a skipped row there hides a measured one of the first run.
     latest = {}
@@ -500,8 +500,13 @@ def measure_skipped(args, variants):
             platform, ppn = r["label"].split(",ppn=")
             latest[(platform, int(r["P"]), int(ppn), r["coll"], int(r["bytes"]),
                     r["variant"])] = path, r
+    # A skipped row that the report fills from the same call measured at its point (another
+    # variant that ran the same algorithm, segment and window) needs no simulation.
+    shown = at_scale_report.load(args.out)
     targets = {}
     for (platform, P, ppn, coll, size, variant), (path, r) in sorted(latest.items()):
+        if at_scale_report.usable_time(shown[(platform, ppn, coll, P, size)], variant) is not None:
+            continue
         if (variant in variants and r.get("skipped") == "1" and platform in args.platforms
                 and P in args.ranks and ppn in args.ppn and coll in args.colls
                 and (args.max_bytes is None or size <= args.max_bytes)):
@@ -509,6 +514,16 @@ def measure_skipped(args, variants):
                 f"{os.path.basename(path)}")
             targets.setdefault((platform, P, ppn, coll, path), []).append(size)
     log(f"{sum(len(v) for v in targets.values())} skipped rows in {len(targets)} files")
+    return targets
+
+
+def measure_skipped(args, variants):
+    """--skipped: the rows of `variants` that the wall guard skipped, measured again, each job's
+    rows written over the skipped ones in the file that held them."""
+    if args.max_variant_wall <= MAX_VARIANT_WALL_S:
+        sys.exit(f"at_scale.py: --skipped measures what a {MAX_VARIANT_WALL_S} s guard skipped: "
+                 f"give a larger --max-variant-wall (seconds of wall time per call)")
+    targets = skipped_rows(args, variants)
     if args.dry_run:
         return
     jobs = {}

@@ -2,8 +2,10 @@
 """bench/at_scale.py's planning, without a simulation: which jobs a run's filters keep and what
 they are named."""
 import argparse
+import csv
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
@@ -32,6 +34,33 @@ class Planned(unittest.TestCase):
         self.assertEqual([(100, 1, "alltoall", [4096, 16384])],
                          list(at_scale.planned(args(min_bytes=4096, max_bytes=16384))))
         self.assertEqual([], list(at_scale.planned(args(min_bytes=4 << 20))))
+
+
+class SkippedRows(unittest.TestCase):
+    def test_only_the_rows_no_measurement_of_the_same_call_fills(self):
+        fields = ["label", "coll", "P", "bytes", "variant", "algorithm", "segment_bytes",
+                  "window", "predicted_s", "median_s", "kind", "failed", "correct", "simulated",
+                  "warmup_s", "skipped"]
+
+        def row(size, variant, kind, median_s, skipped):
+            return {"label": "gige,ppn=1", "coll": "alltoall", "P": 48, "bytes": size,
+                    "variant": variant, "algorithm": "alltoall.all_at_once", "segment_bytes": 0,
+                    "window": 0, "predicted_s": 1.0, "median_s": median_s, "kind": kind,
+                    "failed": 0, "correct": 1, "simulated": 0, "warmup_s": "", "skipped": skipped}
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, "raw"))
+            path = os.path.join(out, "raw", "gige-P48-ppn1-alltoall-65536-1048576-2-collsel.csv")
+            with open(path, "w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+                writer.writeheader()
+                # 1 MiB: "auto" skipped, "auto:default" ran the same all_at_once; 64 KiB: nothing
+                # ran it.
+                writer.writerows([row(65536, "auto", "auto", "nan", 1),
+                                  row(1048576, "auto", "auto", "nan", 1),
+                                  row(1048576, "auto:default", "choice", 4.4, 0)])
+            targets = at_scale.skipped_rows(
+                args(out=out, platforms=["gige"], ranks=[48]), {"auto"})
+            self.assertEqual({("gige", 48, 1, "alltoall", path): [65536]}, targets)
 
 
 if __name__ == "__main__":
