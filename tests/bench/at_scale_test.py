@@ -36,6 +36,19 @@ class Planned(unittest.TestCase):
         self.assertEqual([], list(at_scale.planned(args(min_bytes=4 << 20))))
 
 
+class DefaultAlltoall(unittest.TestCase):
+    def test_smpis_pair_algorithm_only_below_powers_of_two_and_where_open_mpi_picks_it(self):
+        # Seen: P = 100 aborted at 256 KiB and 1 MiB; P = 48 and 64 ran every size.
+        self.assertTrue(at_scale.default_alltoall_aborts(100, 262144))
+        self.assertTrue(at_scale.default_alltoall_aborts(100, 1048576))
+        self.assertFalse(at_scale.default_alltoall_aborts(100, 65536))
+        for P in (48, 64, 256, 1024):
+            self.assertFalse(at_scale.default_alltoall_aborts(P, 1048576), P)
+        self.assertTrue(at_scale.default_alltoall_aborts(384, 32768))
+        self.assertTrue(at_scale.default_alltoall_aborts(6, 524288))
+        self.assertFalse(at_scale.default_alltoall_aborts(6, 1048576))
+
+
 class SkippedRows(unittest.TestCase):
     def test_only_the_rows_no_measurement_of_the_same_call_fills(self):
         fields = ["label", "coll", "P", "bytes", "variant", "algorithm", "segment_bytes",
