@@ -506,33 +506,25 @@ def rechoose(args):
 
 def skipped_rows(args, variants):
     """{(platform, P, ppn, coll, path): [sizes]}: the rows of `variants` that the wall guard
-    skipped (the latest of each point and variant) and that the report cannot fill, in the file
-    that holds them, within the run's filters."""
-    # The latest row of each (point, variant), in at_scale_report.py's reading order: the
-    # choices files last, so a skipped row there hides a measured one of the first run.
-    latest = {}
-    paths = sorted(glob.glob(os.path.join(args.out, "raw", "*.csv")),
-                   key=lambda p: (p.endswith("-choices.csv"), p))
-    for path in paths:
-        if os.path.getsize(path) == 0 or path.endswith(".incomplete.csv"):
-            continue
-        for r in read_rows(path)[1]:
-            platform, ppn = r["label"].split(",ppn=")
-            latest[(platform, int(r["P"]), int(ppn), r["coll"], int(r["bytes"]),
-                    r["variant"])] = path, r
-    # A skipped row that the report fills from the same call measured at its point (another
-    # variant that ran the same algorithm, segment and window) needs no simulation.
-    shown = at_scale_report.load(args.out)
+    skipped and that the report cannot fill, each in the file that holds it, within the run's
+    filters. The report's own reading (at_scale_report.load) decides which row of a point and
+    variant stands: the choices files last, a skipped row kept behind a measurement of the same
+    call, and a skipped row filled from another variant's measurement of the same call."""
     targets = {}
-    for (platform, P, ppn, coll, size, variant), (path, r) in sorted(latest.items()):
-        if at_scale_report.usable_time(shown[(platform, ppn, coll, P, size)], variant) is not None:
+    for (platform, ppn, coll, P, size), point in sorted(at_scale_report.load(args.out).items()):
+        if (platform not in args.platforms or P not in args.ranks or ppn not in args.ppn
+                or coll not in args.colls
+                or (args.max_bytes is not None and size > args.max_bytes)):
             continue
-        if (variant in variants and r.get("skipped") == "1" and platform in args.platforms
-                and P in args.ranks and ppn in args.ppn and coll in args.colls
-                and (args.max_bytes is None or size <= args.max_bytes)):
+        for variant in sorted(variants):
+            r = point.get(variant)
+            # An interrupted job's rows are not written over (replace_rows).
+            if r is None or r["usable"] or r.get("skipped") != "1" or \
+                    r["path"].endswith(".incomplete.csv"):
+                continue
             log(f"{platform} P={P} ppn={ppn} {coll} {size} B {variant}: skipped in "
-                f"{os.path.basename(path)}")
-            targets.setdefault((platform, P, ppn, coll, path), []).append(size)
+                f"{os.path.basename(r['path'])}")
+            targets.setdefault((platform, P, ppn, coll, r["path"]), []).append(size)
     log(f"{sum(len(v) for v in targets.values())} skipped rows in {len(targets)} files")
     return targets
 

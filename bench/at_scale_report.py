@@ -87,6 +87,7 @@ def load(out, max_bytes=None, ranks=None):
                 usable = (row["failed"] == "0" and row.get("correct", "1") == "1"
                           and row["median_s"] == row["median_s"])
                 row["usable"] = usable
+                row["path"] = path  # the file that holds it (at_scale.py --skipped writes there)
                 key = (platform, int(ppn), row["coll"], int(row["P"]), int(row["bytes"]))
                 if (max_bytes is not None and key[4] > max_bytes) or \
                         (ranks is not None and key[3] not in ranks):
@@ -117,11 +118,10 @@ def fill_skipped(point):
     it may skip a choice whose algorithm a later variant measured (fast-ethernet P = 48, 1 MiB:
     "auto" skipped after its 256 KiB call took 127 s, "auto:default", the same all_at_once, run).
     The simulation is deterministic: the same call takes the same time. The row's first-call cost
-    (warmup_s) is not copied: a forced row's first call carries no shim set-up. Returns how many
-    rows were filled."""
+    (warmup_s) is not copied: a forced row's first call carries no shim set-up. A filled row
+    names its source in `filled_from`."""
     measured = {same_call(r): (name, r) for name, r in point.items()
                 if r["kind"] in ALGORITHM_KINDS and r["usable"]}
-    filled = 0
     for name, r in list(point.items()):
         if r["usable"] or r.get("skipped") != "1" or r["kind"] not in ALGORITHM_KINDS:
             continue
@@ -129,8 +129,6 @@ def fill_skipped(point):
         if source:
             point[name] = dict(r, median_s=source[1]["median_s"], usable=True,
                                warmup_s=float("nan"), filled_from=source[0])
-            filled += 1
-    return filled
 
 
 def usable_time(point, name):
