@@ -106,6 +106,34 @@ class FilledSkipped(unittest.TestCase):
             self.assertIsNone(report.usable_time(point, "auto"))
 
 
+class TimedAlone(unittest.TestCase):
+    def test_a_point_timed_alone_replaces_the_main_runs_whole_and_only_where_both_have_it(self):
+        with tempfile.TemporaryDirectory() as main, tempfile.TemporaryDirectory() as alone:
+            # Under the main run's timing Bruck looks 2x slower than the mesh; timed alone it is
+            # the fastest. A point only the timed-alone run has, and one where it has no choice,
+            # change nothing.
+            write(main, "gige-P16-collsel.csv", [
+                row(16, 64, "auto", "auto", 4e-6), row(16, 64, "alltoall.mesh2d", "fixed", 2e-6),
+                row(16, 256, "auto", "auto", 5e-6)])
+            write(main, "gige-P16-smpi-mpich.csv", [row(16, 64, "smpi:mpich", "library", 5e-6)])
+            write(alone, "gige-P16-collsel.csv", [
+                row(16, 64, "auto", "auto", 1e-6), row(16, 64, "alltoall.mesh2d", "fixed", 3e-6),
+                row(16, 256, "alltoall.mesh2d", "fixed", 1e-6),
+                row(48, 64, "auto", "auto", 1e-6)])
+            points = report.load(main)
+            self.assertEqual(report.timed_alone(points, report.load(alone)), 1)
+            point = points[("gige", 1, "alltoall", 16, 64)]
+            self.assertEqual(report.usable_time(point, "auto"), 1e-6)
+            self.assertEqual(report.usable_time(point, "alltoall.mesh2d"), 3e-6)
+            # Whole: the main run's selector row does not join the other timing's point.
+            self.assertIsNone(report.usable_time(point, "smpi:mpich"))
+            self.assertEqual(report.alone_mark(point), " (alone)")
+            other = points[("gige", 1, "alltoall", 16, 256)]
+            self.assertEqual(report.usable_time(other, "auto"), 5e-6)
+            self.assertEqual(report.alone_mark(other), "")
+            self.assertNotIn(("gige", 1, "alltoall", 48, 64), points)
+
+
 class ErelBySize(unittest.TestCase):
     def test_table_and_csv_cells(self):
         with tempfile.TemporaryDirectory() as out:
