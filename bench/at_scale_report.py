@@ -138,7 +138,7 @@ def timed_alone(points, alone):
     only ALONE has are not added: the grid stays this run's. Returns how many were replaced."""
     replaced = 0
     for key, point in alone.items():
-        if key in points and analyse(point)["auto"]:
+        if key in points and has_choice(point):
             points[key] = {name: dict(row, timed_alone=True) for name, row in point.items()}
             replaced += 1
     return replaced
@@ -152,6 +152,11 @@ def alone_mark(point):
 def usable_time(point, name):
     row = point.get(name)
     return row["median_s"] if row and row["usable"] else None
+
+
+def has_choice(point):
+    """Whether collsel's choice through the shim ("auto") was measured at the point."""
+    return usable_time(point, "auto") is not None
 
 
 def analyse(point):
@@ -223,8 +228,7 @@ def section_worst(points, lines, count=15):
     for pen, (platform, ppn, coll, P, b), a in rows[:count]:
         mark = alone_mark(points[(platform, ppn, coll, P, b)])
         lines.append(f"| {coll} | {platform} | {ppn} | {P} | {human_bytes(b)}{mark} | "
-                     f"{a['chosen']} | "
-                     f"{a['best_fixed_name']} | {pct(pen)} |")
+                     f"{a['chosen']} | {a['best_fixed_name']} | {pct(pen)} |")
     lines.append("")
 
 
@@ -663,7 +667,7 @@ def main():
     if args.only_points_of:
         other = load(args.only_points_of, args.max_bytes, args.ranks)
         points = {k: v for k, v in points.items()
-                  if k in other and analyse(other[k])["auto"] and analyse(v)["auto"]}
+                  if k in other and has_choice(other[k]) and has_choice(v)}
     replaced = timed_alone(points, load(args.timed_alone, args.max_bytes, args.ranks)) \
         if args.timed_alone else 0
     if args.predict_now:
