@@ -35,6 +35,25 @@ class Planned(unittest.TestCase):
                          list(at_scale.planned(args(min_bytes=4096, max_bytes=16384))))
         self.assertEqual([], list(at_scale.planned(args(min_bytes=4 << 20))))
 
+    def test_the_alltoall256_plan_has_every_size_where_the_default_plan_has_three(self):
+        spot = list(at_scale.planned(args(ranks=[256], ppn=[1, 8])))
+        every = list(at_scale.planned(args(plan="alltoall256", ranks=[256], ppn=[1, 8],
+                                           max_bytes=1024)))
+        self.assertEqual([(256, 1, "alltoall", [64, 4096, 65536]),
+                          (256, 8, "alltoall", [64, 4096, 65536])], spot)
+        self.assertEqual([(256, 1, "alltoall", [16, 64, 256, 1024]),
+                          (256, 8, "alltoall", [16, 64, 256, 1024])], every)
+        self.assertEqual([], list(at_scale.planned(args(plan="alltoall256", colls=["bcast"],
+                                                        ranks=[256]))))
+
+
+class NativeInCollselJob(unittest.TestCase):
+    def test_the_default_alltoall_is_left_to_its_own_job_where_it_aborts_or_from_256_ranks(self):
+        self.assertTrue(at_scale.native_in_collsel_job("alltoall", 100, [16, 65536]))
+        self.assertFalse(at_scale.native_in_collsel_job("alltoall", 100, [65536, 262144]))
+        self.assertFalse(at_scale.native_in_collsel_job("alltoall", 256, [64]))
+        self.assertTrue(at_scale.native_in_collsel_job("bcast", 1024, [16]))
+
 
 class DefaultAlltoall(unittest.TestCase):
     def test_smpis_pair_algorithm_only_below_powers_of_two_and_where_open_mpi_picks_it(self):
