@@ -75,6 +75,17 @@ std::optional<Simulation> simulation_for(const CallShape& shape, const models::M
   return sim;
 }
 
+// Whether a closed form on this placement is charged a node's shared link (link_load()): where
+// some node holds several ranks, whose link the closed forms, written for one rank per node, do
+// not share. An All-to-All only where every exchange's P (P - 1) messages fit the cap, so that
+// all its schedules are charged or none is.
+bool link_share_applies(const CallShape& shape, const Simulation& sim) {
+  if (sim.placement().max_ranks_per_node() <= 1) return false;
+  if (shape.coll != Collective::alltoall) return true;
+  const auto p = static_cast<std::size_t>(shape.comm_size);
+  return p * (p - 1) <= kMaxLinkLoadMessages;
+}
+
 // Segments of `bytes` cut at `segment` (0: not cut).
 std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment) {
   return segment == 0 || segment >= bytes ? 1 : (bytes + segment - 1) / segment;
@@ -128,6 +139,22 @@ std::optional<double> simulated_time(const AlgorithmView& algorithm, const CallS
     if (!schedule) return std::nullopt;
     return contention::simulate(*schedule, sim.placement(), *sim.params, *sim.plogp, sim.intra)
         .completion_s;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// What `algorithm`'s schedule at `params` loads onto the links (models::contention::link_load), or
+// nothing when it has no schedule or one longer than kMaxLinkLoadMessages. Depends on
+// rank-invariant inputs only.
+std::optional<contention::LinkLoad> link_load(const AlgorithmView& algorithm,
+                                              const CallShape& shape, const AlgoParams& params,
+                                              const Simulation& sim) {
+  try {
+    const std::optional<contention::Schedule> schedule =
+        bounded_schedule(algorithm, shape, params, kMaxLinkLoadMessages);
+    if (!schedule) return std::nullopt;
+    return contention::link_load(*schedule, sim.placement(), *sim.params);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -334,6 +361,18 @@ std::vector<CostEntry> cost_table(const CallShape& shape, std::span<const Algori
             e.extrapolated_from_segments = t->prefix_segments;
           }
         }
+        // A closed form where the schedule was too long to simulate gives each rank a link of
+        // its own: no faster than the busiest node's shared link lets it be (docs/MODELS.md,
+        // "A node's shared link").
+        if (!e.simulated && link_share_applies(shape, *sim)) {
+          if (const auto load = link_load(a, shape, e.params, *sim)) {
+            if (const double floor_s = load->floor_s(sim->plogp->latency_s);
+                floor_s > e.predicted_s) {
+              e.predicted_s = floor_s;
+              e.link_shared = true;
+            }
+          }
+        }
       }
     }
     // collsel refit's factor for what the model's terms cannot express (docs/MODELS.md).
@@ -475,7 +514,14 @@ std::optional<double> predict_interval(const CallShape& shape, int table_index,
     if (!schedule) return std::nullopt;
     // busiest_rank_s() ignores a placement that does not cover the schedule's ranks.
     const models::plogp::Params* intra = model->intra_node ? &*model->intra_node : nullptr;
-    return contention::busiest_rank_s(*schedule, model->plogp, placement, intra);
+    const double busiest = contention::busiest_rank_s(*schedule, model->plogp, placement, intra);
+    // Calls in a loop follow one another no faster than a node's link carries each one: the
+    // rank's gaps above are per rank, and at several ranks per node those ranks share one link.
+    const std::optional<Simulation> sim = simulation_for(shape, model, placement);
+    if (!sim || !link_share_applies(shape, *sim)) return busiest;
+    return std::max(busiest,
+                    contention::link_load(*schedule, sim->placement(), *sim->params)
+                        .busiest_node_s);
   } catch (const std::exception&) {
     return std::nullopt;
   }

@@ -46,6 +46,9 @@ struct CostEntry {
   // segmented Bcast whose schedule is longer than kMaxSimulatedMessages): how many segments the
   // simulated prefix held. 0: the whole schedule was simulated, or none was.
   std::uint64_t extrapolated_from_segments = 0;
+  // True when predicted_s is the busiest node's link floor (models::contention::LinkLoad), above
+  // the closed form: a schedule too long to simulate, on a placement with several ranks on a node.
+  bool link_shared = false;
 };
 
 // Schedules with more messages than this keep their closed-form prediction: the simulation's cost
@@ -157,6 +160,12 @@ CostEntry predict_at_segment(const CallShape& shape, int table_index, const Mode
 // up a schedule's gaps costs far less than simulating it, so the cap is 16x the simulation's: a
 // chain of 16 ranks cuts 1 MiB into 512-byte segments within it.
 inline constexpr std::size_t kMaxIntervalMessages = 16 * kMaxSimulatedMessages;
+
+// A closed form whose schedule has more messages than this is not charged a node's shared link
+// (models::contention::link_load): it stands alone, as before that charge. Counting a schedule's
+// bytes per node costs far less than simulating it; 16x the simulation's cap admits an
+// All-to-All of 256 ranks (65280 messages), the largest the at-scale benchmark measures whole.
+inline constexpr std::size_t kMaxLinkLoadMessages = kMaxIntervalMessages;
 
 // The repetition interval of `table_index`'s schedule at `params` under the model in use
 // (models::contention::busiest_rank_s: its busiest rank's sends or receives, one gap each): how

@@ -286,6 +286,40 @@ double busiest_cpu_s(const Schedule& schedule, const plogp::Params& plogp,
   return cpu.empty() ? 0.0 : *std::max_element(cpu.begin(), cpu.end());
 }
 
+LinkLoad link_load(const Schedule& schedule, const Placement& placement,
+                   const Params& contention) {
+  if (schedule.ranks < 0 ||
+      placement.node_of_rank.size() < static_cast<std::size_t>(schedule.ranks)) {
+    return {};
+  }
+  const auto nodes = static_cast<std::size_t>(std::max(placement.nodes(), 0));
+  std::vector<double> out(nodes, 0.0), in(nodes, 0.0);
+  // crossings[i]: messages between nodes on the longest chain of dependencies that ends with
+  // message i. Messages depend on earlier ones only (every schedule builder emits them so).
+  std::vector<int> crossings(schedule.messages.size(), 0);
+  LinkLoad load;
+  for (std::size_t i = 0; i < schedule.messages.size(); ++i) {
+    const Message& msg = schedule.messages[i];
+    const int from = placement.node_of_rank[static_cast<std::size_t>(msg.src)];
+    const int to = placement.node_of_rank[static_cast<std::size_t>(msg.dst)];
+    int before = 0;
+    for (int j : msg.after) {
+      if (j >= 0 && static_cast<std::size_t>(j) < i) {
+        before = std::max(before, crossings[static_cast<std::size_t>(j)]);
+      }
+    }
+    crossings[i] = before + (from == to ? 0 : 1);
+    load.chain_crossings = std::max(load.chain_crossings, crossings[i]);
+    if (from == to) continue;
+    out[static_cast<std::size_t>(from)] += static_cast<double>(msg.bytes);
+    in[static_cast<std::size_t>(to)] += static_cast<double>(msg.bytes);
+  }
+  double busiest = 0.0;
+  for (std::size_t n = 0; n < nodes; ++n) busiest = std::max({busiest, out[n], in[n]});
+  load.busiest_node_s = busiest * contention.alpha_s_per_byte;
+  return load;
+}
+
 SimulationResult simulate(const Schedule& schedule, const Placement& placement,
                           const Params& contention, const plogp::Params& plogp,
                           const plogp::Params* intra) {

@@ -108,6 +108,26 @@ double busiest_cpu_s(const Schedule& schedule, const plogp::Params& plogp,
                      const Placement* placement = nullptr,
                      const plogp::Params* intra = nullptr);
 
+// What `schedule`'s messages between nodes load onto the links, at `contention.alpha_s_per_byte`:
+// the busiest node's time, the larger of the bytes its ranks send to other nodes and the bytes
+// they receive from other nodes (one link carries both ways at once), and how many messages
+// between nodes the longest chain of dependencies holds (Message::after: a lock-step exchange's
+// rounds, a mesh's two phases). Zero when the placement does not cover the schedule's ranks.
+struct LinkLoad {
+  double busiest_node_s = 0.0;
+  int chain_crossings = 0;
+  // No schedule on this placement ends sooner: however its messages overlap, the busiest node's
+  // link moves them one byte after another, and a message that waits for another also waits for
+  // that one's crossing, `latency_s` each. The closed forms of the All-to-All give every rank a
+  // link of its own; at 8 per node they left the shared one out (SimGrid, eth25-fattree, P = 256,
+  // 256 B blocks: the 2-D mesh predicted 61 us, simulated 268 us; docs/MODELS.md, "A node's
+  // shared link").
+  [[nodiscard]] double floor_s(double latency_s) const {
+    return busiest_node_s + chain_crossings * latency_s;
+  }
+};
+LinkLoad link_load(const Schedule& schedule, const Placement& placement, const Params& contention);
+
 // The time of `schedule` with ranks placed by `placement`. Alone, a message of m bytes costs
 // g(m) + L, as in seed 001's formulas (the posted pair g_p, L_p unless Message::unposted):
 // after its dependencies complete (plus L each, except the sender's own earlier sends), a fixed

@@ -546,6 +546,43 @@ TEST(BusiestCpu, ARankPaysItsSendAndReceiveOverheadsOneAfterTheOther) {
   EXPECT_THROW(busiest_cpu_s(Schedule{2, {send(0, 2)}}, q), std::invalid_argument);
 }
 
+// link_load: ranks 0-3 on two nodes of 2 (filled). Every rank sends 1000 bytes to every other
+// (all at once, no dependencies): node 0's ranks send 2 x 2 messages to node 1 and receive as
+// many, 4000 bytes each way, 4 us at 1 GB/s; the messages within a node load no link. A lock-step
+// version (each rank's round t after its round t - 1 send and receive) holds 3 rounds, of which
+// round 2 (rank r to r + 2) and rounds 1 and 3 (half of them) cross: the longest chain crosses 3
+// times. At one rank per node every message crosses: 3000 bytes a rank, 3 us.
+TEST(LinkLoad, TheBusiestNodesBytesAndTheCrossingsOnTheLongestChain) {
+  Schedule flat{4, {}};
+  Schedule rounds{4, {}};
+  for (int t = 1; t < 4; ++t) {
+    for (int r = 0; r < 4; ++r) {
+      flat.messages.push_back(send(r, (r + t) % 4));
+      std::vector<int> after;
+      if (t > 1) after = {(t - 2) * 4 + r, (t - 2) * 4 + (r + 4 - (t - 1)) % 4};
+      rounds.messages.push_back(send(r, (r + t) % 4, after));
+    }
+  }
+  const Placement two = make_placement(PlacementKind::filled, 4, 2);
+  const LinkLoad shared = link_load(flat, two, fair());
+  EXPECT_TRUE(same_seconds(shared.busiest_node_s, 4000 * kAlpha));
+  EXPECT_EQ(shared.chain_crossings, 1);
+  EXPECT_TRUE(same_seconds(shared.floor_s(kL), 4000 * kAlpha + kL));
+  const LinkLoad lock_step = link_load(rounds, two, fair());
+  EXPECT_TRUE(same_seconds(lock_step.busiest_node_s, 4000 * kAlpha));
+  EXPECT_EQ(lock_step.chain_crossings, 3);
+  const LinkLoad alone = link_load(flat, make_placement(PlacementKind::one_per_node, 4, 1), fair());
+  EXPECT_TRUE(same_seconds(alone.busiest_node_s, 3000 * kAlpha));
+  // A chain 0 -> 1 -> 2 -> 3 crosses between the nodes once: its other hops stay in a node.
+  const Schedule chain{4, {send(0, 1), send(1, 2, {0}), send(2, 3, {1})}};
+  const LinkLoad hops = link_load(chain, two, fair());
+  EXPECT_EQ(hops.chain_crossings, 1);
+  EXPECT_TRUE(same_seconds(hops.busiest_node_s, 1000 * kAlpha));
+  // A placement that does not cover the schedule's ranks loads nothing.
+  EXPECT_EQ(link_load(flat, make_placement(PlacementKind::filled, 2, 2), fair()).busiest_node_s,
+            0.0);
+}
+
 TEST(BusiestRank, ALockStepMessageHoldsBothItsEnds) {
   // A rendezvous down the chain 0 -> 1 -> 2: per hop a request (0 -> 1, posted), the receiver's
   // ready back (1 -> 0, after the request) and the data (0 -> 1, after the ready). The ready and

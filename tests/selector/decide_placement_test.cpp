@@ -273,6 +273,51 @@ TEST(DecidePlacement, LongOrRejectedSchedulesKeepTheClosedForm) {
   EXPECT_EQ(d.table[1].predicted_s, 2.0);
 }
 
+// Rank 0 sends kMaxSimulatedMessages + 1 messages of 1000 bytes to the last rank (on another node
+// in every placement below) at once: too long to simulate, so its closed form (1 ns here) stands,
+// but on two ranks per node it is no faster than node 0's link carries those bytes, 4097 x 1 us,
+// plus one latency (the messages do not wait for one another): the node link floor
+// (models::contention::LinkLoad). Not at one rank per node, where the closed forms' link is the
+// rank's own, nor for an All-to-All whose exchanges' P (P - 1) messages pass
+// kMaxLinkLoadMessages.
+Prediction closed_tiny(const models::ModelFile&, const CallShape&, const Policy&) {
+  return {1e-9, {}};
+}
+mc::Schedule flood(const CallShape& s, const AlgoParams&) {
+  mc::Schedule out{s.comm_size, {}};
+  out.messages.assign(kMaxSimulatedMessages + 1, send(0, s.comm_size - 1));
+  return out;
+}
+const AlgorithmView kFlood[] = {
+    {"bcast.flood", "too long to simulate, not to count", closed_tiny, always, false, flood},
+};
+
+TEST(DecidePlacement, AClosedFormIsNoFasterThanTheBusiestNodesLink) {
+  const auto m = model(mc::Use::always);
+  const mc::Placement two_per_node = filled();
+  const Decision d = decide(shape(), kFlood, {nullptr, &m}, Policy{}, &two_per_node);
+  ASSERT_EQ(d.table.size(), 1u);
+  EXPECT_FALSE(d.table[0].simulated);
+  EXPECT_TRUE(d.table[0].link_shared);
+  EXPECT_TRUE(near(d.table[0].predicted_s,
+                   (kMaxSimulatedMessages + 1) * kBytes * kAlpha + kLatency));
+  const mc::Placement spread = one_per_node();
+  const Decision alone = decide(shape(), kFlood, {nullptr, &m}, Policy{}, &spread);
+  EXPECT_FALSE(alone.table[0].link_shared);
+  EXPECT_EQ(alone.table[0].predicted_s, 1e-9);
+  // An All-to-All of 257 ranks: 257 x 256 = 65792 messages per exchange, past the count's cap.
+  const mc::Placement wide = mc::make_placement(mc::PlacementKind::filled, 257, 8);
+  const Decision a2a =
+      decide({Collective::alltoall, 257, kBytes, 0}, kFlood, {nullptr, &m}, Policy{}, &wide);
+  EXPECT_FALSE(a2a.table[0].link_shared);
+  EXPECT_EQ(a2a.table[0].predicted_s, 1e-9);
+  const mc::Placement fits = mc::make_placement(mc::PlacementKind::filled, 256, 8);
+  EXPECT_TRUE(decide({Collective::alltoall, 256, kBytes, 0}, kFlood, {nullptr, &m}, Policy{},
+                     &fits)
+                  .table[0]
+                  .link_shared);
+}
+
 TEST(DecidePlacement, DecisionsAreDeterministic) {
   const auto m = model(mc::Use::always);
   const mc::Placement a = mc::make_placement(mc::PlacementKind::random, 16, 4, 7);

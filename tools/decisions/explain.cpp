@@ -156,6 +156,7 @@ std::string cost_table_text(const Explanation& e) {
               : fmt::format("simulated {} segments, extrapolated", c.extrapolated_from_segments);
       remark += remark.empty() ? how : ", " + how;
     }
+    if (c.link_shared) remark += remark.empty() ? "shared node link" : ", shared node link";
     const double interval = i < e.interval_s.size() ? e.interval_s[i] : kNaN;
     table.add_row({chosen ? "->" : "", std::string(c.name), predicted_cell(c),
                    std::isnan(interval) ? "-" : common::format_duration(interval),
@@ -189,7 +190,8 @@ json entry_json(const CostEntry& c, Collective coll, double interval_s) {
           {"segment_bytes", c.params.segment_bytes},
           {"window", c.params.window},
           {"simulated", c.simulated},
-          {"extrapolated_from_segments", c.extrapolated_from_segments}};
+          {"extrapolated_from_segments", c.extrapolated_from_segments},
+          {"link_shared", c.link_shared}};
 }
 
 }  // namespace
