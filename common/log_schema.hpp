@@ -203,6 +203,10 @@ void end_fields(R& r, F&& f) {
   // site and shape, or their key found the summary table full (its traces could not be counted).
   // The rest are past max_records or 3/4 of max_bytes. Absent in older logs.
   f("sampled_calls", r.sampled_calls, Presence::optional);
+  // An abort collsel itself called (a failure inside a schedule, pmpi/runtime.cpp run_row): the
+  // message it printed on stderr, kept here because a launcher killing the job may drop the
+  // rank's last output. Absent otherwise, and in older logs.
+  f("cause", r.cause, Presence::optional);
 }
 
 }  // namespace collsel::logs::schema

@@ -233,6 +233,7 @@ struct EndView {
   std::string_view ending;
   int code;
   std::uint64_t unwritten_calls, sampled_calls;
+  std::string_view cause;
 };
 
 std::string_view ending_name(Ending how) {
@@ -550,7 +551,7 @@ void CallLog::write_uncovered_locked() {
   }
 }
 
-void CallLog::close(Ending how, int code) {
+void CallLog::close(Ending how, int code, std::string_view cause) {
   // A child of fork() shares the mapping and inherits the atexit and signal handlers: its ending
   // is not this rank's, and must not write into the rank's file.
   if (::getpid() != owner_) return;
@@ -570,7 +571,7 @@ void CallLog::close(Ending how, int code) {
     if (file_->ok()) summary_->remove_file();
     const EndView end{written_.load(),  summarised_written_, summary_->overflow_calls(),
                       uncovered_counted_, ending_name(how),    code,
-                      unwritten_,       summary_->sampled_calls()};
+                      unwritten_,       summary_->sampled_calls(), cause};
     write_record(logs::schema::kEnd, end, [](const auto& v, auto&& f) {
       logs::schema::end_fields(v, f);
     });
@@ -597,7 +598,7 @@ void CallLog::end_from_signal(int signal) noexcept {
   if (!state_.compare_exchange_strong(open, kClosing)) return;
   const std::uint64_t calls = written_.load(std::memory_order_relaxed);
   const EndView end{calls, 0, 0, false, logs::schema::kEndingSignal, signal,
-                    summary_ ? summary_->calls() : 0, 0};
+                    summary_ ? summary_->calls() : 0, 0, {}};
   // Inline storage well above what JsonFields reserves, so formatting never allocates.
   fmt::basic_memory_buffer<char, 16384> out;
   append_record(out, logs::schema::kEnd, end, [](const auto& v, auto&& f) {

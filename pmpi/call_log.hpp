@@ -100,8 +100,9 @@ class CallLog {
     if (summary_) summary_->keep_uncovered_counts(not_served_counted);
   }
   // Writes the summary, new module and uncovered records and the `end` line saying how the
-  // process ended (`code`: MPI_Abort's errorcode); the log accepts nothing afterwards.
-  void close(Ending how = Ending::finalize, int code = 0);
+  // process ended (`code`: MPI_Abort's errorcode; `cause`: what failed, when collsel itself
+  // aborts); the log accepts nothing afterwards.
+  void close(Ending how = Ending::finalize, int code = 0, std::string_view cause = {});
   // From a signal handler: only the `end` record (ending "signal", code `signal`), written with
   // async-signal-safe calls after the last complete record; the summary table's calls are counted
   // as unwritten, and its file stays for the reader. Does nothing when the log is closing or

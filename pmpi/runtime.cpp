@@ -7,6 +7,7 @@
 #include "pmpi/runtime.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -393,17 +394,20 @@ struct Runtime::Impl {
       return row.run(call, choice.params);
     } catch (const std::exception& e) {
       const bool no_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-      // std::fprintf: nothing here may need the memory that just ran out.
+      // A stack buffer and std::fprintf: nothing here may need the memory that just ran out.
+      std::array<char, 512> cause{};
+      std::snprintf(cause.data(), cause.size(), "%.*s failed inside its schedule (%s)",
+                    static_cast<int>(row.view.name.size()), row.view.name.data(), e.what());
       std::fprintf(stderr,
-                   "collsel: rank %d: %.*s failed inside its schedule (%s); the other ranks are "
-                   "already in it, so collsel aborts the job rather than leave them waiting; "
-                   "COLLSEL_DISABLE=all runs every collective natively\n",
-                   world_rank, static_cast<int>(row.view.name.size()), row.view.name.data(),
-                   e.what());
+                   "collsel: rank %d: %s; the other ranks are already in it, so collsel aborts "
+                   "the job rather than leave them waiting; COLLSEL_DISABLE=all runs every "
+                   "collective natively\n",
+                   world_rank, cause.data());
       const int code = no_memory ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
-      // The log says how the rank ended, as MPI_Abort's wrapper does (entry.cpp).
+      // The log says how the rank ended, as MPI_Abort's wrapper does (entry.cpp), and why: the
+      // launcher, killing the other ranks, may drop this rank's last output on stderr.
       try {
-        runtime().finalize(Ending::abort, code);
+        runtime().finalize(Ending::abort, code, std::string_view(cause.data()));
       } catch (...) {
       }
       PMPI_Abort(user_comm, code);
@@ -581,7 +585,7 @@ void Runtime::initialize() {
   impl_->start(MPI_COMM_WORLD);
 }
 
-void Runtime::finalize(Ending how, int code) {
+void Runtime::finalize(Ending how, int code, std::string_view cause) {
   Impl& I = *impl_;
   if (!I.initialized.load() || I.finalized.exchange(true)) return;
   write_learned();
@@ -591,7 +595,7 @@ void Runtime::finalize(Ending how, int code) {
     I.boot.log->add_uncovered(uncovered::snapshot(flavour::counts_uncovered()),
                               flavour::counts_uncovered());
   }
-  if (I.boot.log) I.boot.log->close(how, code);
+  if (I.boot.log) I.boot.log->close(how, code, cause);
 }
 
 void Runtime::retire_context(CommContext* ctx) {

@@ -24,7 +24,7 @@ class Runtime {
   // Before PMPI_Finalize: writes the logs. Also reached from the MPI_COMM_SELF attribute callback
   // when a program calls PMPI_Finalize directly (mpi_f08 does), and, with `how` saying so, from
   // the atexit handler (exit() without MPI_Finalize) and MPI_Abort (`code`: its errorcode).
-  void finalize(Ending how = Ending::finalize, int code = 0);
+  void finalize(Ending how = Ending::finalize, int code = 0, std::string_view cause = {});
   // In MPI_Finalize, before finalize(): what every rank's communicators learned reaches world
   // rank 0, which writes the learned table, so a communicator without world rank 0 is kept too.
   // Collective over MPI_COMM_WORLD, whatever this rank's state: only MPI_Finalize calls it.

@@ -382,6 +382,19 @@ TEST_F(CallLogTest, CloseSaysHowTheProcessEnded) {
   ASSERT_EQ(end.size(), 1u);
   EXPECT_EQ(end[0]["ending"], "abort");
   EXPECT_EQ(end[0]["code"], 7);
+  EXPECT_FALSE(end[0].contains("cause")) << end[0];  // the user's MPI_Abort: collsel knows no why
+}
+
+// collsel's own abort (a failure inside a schedule) says what failed in the log too: the
+// launcher may drop the rank's last line on stderr when it kills the job.
+TEST_F(CallLogTest, CollselsOwnAbortSaysWhatFailed) {
+  auto log = open({});
+  log->close(Ending::abort, 34, "bcast.binomial failed inside its schedule (std::bad_alloc)");
+  const auto end = records("end");
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0]["ending"], "abort");
+  EXPECT_EQ(end[0]["code"], 34);
+  EXPECT_EQ(end[0]["cause"], "bcast.binomial failed inside its schedule (std::bad_alloc)");
 }
 
 }  // namespace

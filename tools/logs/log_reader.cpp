@@ -106,6 +106,7 @@ struct EndCounts {
   int code = 0;
   std::int64_t unwritten_calls = 0;
   std::int64_t sampled_calls = 0;  // absent before format 2: no sampling
+  std::string cause;               // absent unless collsel itself aborted the job
 };
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, "; the
@@ -300,6 +301,7 @@ class RankFileReader {
     end_uncovered_counted_ = e.uncovered_counted;
     ending_ = e.ending;
     ending_code_ = e.code;
+    ending_cause_ = e.cause;
     end_unwritten_ = e.unwritten_calls;
     end_sampled_ = e.sampled_calls;
   }
@@ -364,6 +366,7 @@ class RankFileReader {
       header_->uncovered_counted = end_uncovered_counted_;
       header_->ending = end_calls_ ? ending_ : std::string();
       header_->ending_code = ending_code_;
+      header_->ending_cause = end_calls_ ? ending_cause_ : std::string();
       header_->unwritten_calls = end_unwritten_;
       header_->sampled_calls = end_sampled_;
       header_->cut_padding = padded_;
@@ -448,6 +451,7 @@ class RankFileReader {
   bool end_uncovered_counted_ = false;
   std::string ending_;
   int ending_code_ = 0;
+  std::string ending_cause_;
   std::int64_t end_unwritten_ = 0;
   std::int64_t end_sampled_ = 0;
   bool padded_ = false;
@@ -494,7 +498,10 @@ std::string describe_ending(const RunHeader& rank) {
   if (rank.ending.empty()) return "cut short (no end record: killed by SIGKILL?)";
   if (rank.ending == schema::kEndingFinalize) return "MPI_Finalize";
   if (rank.ending == schema::kEndingExit) return "exit() without MPI_Finalize";
-  if (rank.ending == schema::kEndingAbort) return fmt::format("MPI_Abort (code {})", rank.ending_code);
+  if (rank.ending == schema::kEndingAbort) {
+    if (rank.ending_cause.empty()) return fmt::format("MPI_Abort (code {})", rank.ending_code);
+    return fmt::format("MPI_Abort (code {}) by collsel: {}", rank.ending_code, rank.ending_cause);
+  }
   if (rank.ending == schema::kEndingSignal) {
     const char* name = sigabbrev_np(rank.ending_code);
     return name != nullptr ? fmt::format("signal {} (SIG{})", rank.ending_code, name)

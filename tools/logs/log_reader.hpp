@@ -58,6 +58,8 @@ struct RunHeader {
   // record, the log was cut short (SIGKILL).
   std::string ending;
   int ending_code = 0;
+  // The abort collsel itself called: what failed (the `end` record's "cause"); else empty.
+  std::string ending_cause;
   std::int64_t unwritten_calls = 0;  // from the `end` record: calls counted in no record
   std::int64_t sampled_calls = 0;    // from the `end` record: summarised past traces_per_site
   bool cut_padding = false;          // NUL bytes after the records: the log was not closed
@@ -67,7 +69,8 @@ struct RunHeader {
   bool summaries_recovered = false;
 };
 
-// "MPI_Finalize", "exit() without MPI_Finalize", "MPI_Abort (code 3)", "signal 11 (SIGSEGV)",
+// "MPI_Finalize", "exit() without MPI_Finalize", "MPI_Abort (code 3)", "MPI_Abort (code 34) by
+// collsel: <cause>", "signal 11 (SIGSEGV)",
 // "cut short (no end record: killed by SIGKILL?)": how a rank ended, for reports.
 std::string describe_ending(const RunHeader& rank);
 

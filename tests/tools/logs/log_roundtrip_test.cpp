@@ -82,7 +82,7 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
                      {"MPI_Ibcast", Timing::initiation, Reason::not_served, 3, 2.5e-6},
                      {"MPI_Bcast", Timing::whole, Reason::before_serving, 7, 4.5e-5}},
                     true);
-  log.close(pmpi::Ending::abort, 3);
+  log.close(pmpi::Ending::abort, 3, "bcast.chain failed inside its schedule (std::bad_alloc)");
 
   const logs::RunLog read = logs::read_run_dir(run_dir);
   ASSERT_EQ(read.ranks.size(), 1u);
@@ -198,7 +198,10 @@ TEST(LogRoundTrip, EveryRecordKindReadsBackAsWritten) {
   // The scatter found the table full: not traced (its traces could not be counted), which the end
   // record counts with the sampled calls, not as a cap.
   EXPECT_EQ(h.sampled_calls, 1);
-  EXPECT_EQ(logs::describe_ending(h), "MPI_Abort (code 3)");
+  EXPECT_EQ(h.ending_cause, "bcast.chain failed inside its schedule (std::bad_alloc)");
+  EXPECT_EQ(logs::describe_ending(h),
+            "MPI_Abort (code 3) by collsel: bcast.chain failed inside its schedule "
+            "(std::bad_alloc)");
   EXPECT_FALSE(h.cut_padding);
 }
 
