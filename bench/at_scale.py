@@ -4,6 +4,7 @@
   python3 bench/at_scale.py calibrate [--out DIR] [--platforms ...]
   python3 bench/at_scale.py run       [--out DIR] [--platforms ...] [--ppn 1,8] [--ranks ...]
                                       [--colls ...] [--jobs 2] [--plan default|spot1024|...]
+                                      [--selectors-only | --own-only] [--dry-run]
   python3 bench/at_scale.py rechoose  [--out DIR] [--platforms ...] [--ppn 8] [--ranks ...]
                                       [--colls ...] [--jobs 2] [--changed NAME,...] [--dry-run]
   python3 bench/at_scale.py extend    --fixed NAME[,NAME] [--platforms ...] [--ranks ...] [--jobs 2]
@@ -22,8 +23,9 @@ SMPI native routine (its MPICH and Open MPI selectors and each of its own algori
 in its simulation: several of SMPI's algorithms abort or deadlock at some sizes, and alone they
 lose only their own points. One repetition: the simulation is deterministic (the warm-up round
 before it absorbs the first call's set-up). Raw CSV per job in OUT/raw/; a finished job is never
-re-run, so an interrupted run resumes where it stopped. Jobs run --jobs at a time, cheapest
-first.
+re-run, so an interrupted run resumes where it stopped (--dry-run lists the jobs still to run).
+Jobs run --jobs at a time, cheapest first; --selectors-only runs collsel's job and the two
+selectors only, --own-only then SMPI's own algorithms.
 
 extend: a new collsel algorithm measured at every point of the plan that has a collsel run, in
 its own simulation per job (selection --fixed NAME --no-native --no-auto), in
@@ -346,14 +348,15 @@ def planned(args):
             yield P, ppn, coll, sizes
 
 
-def run(args):
-    os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
-    natives = list_natives(args)
+SELECTOR_GROUPS = ("collsel", "smpi:mpich", "smpi:ompi")
+
+
+def run_plan(args, natives):
+    """(platform, P, ppn, coll, sizes, group) of a run, in the order they run: collsel and the
+    MPICH and Open MPI selectors everywhere first, then SMPI's own algorithms (--selectors-only:
+    the former only; --own-only: the latter only)."""
     jobs = []
     for platform in args.platforms:
-        if not os.path.exists(os.path.join(args.out, "models", f"{platform}.toml")):
-            sys.exit(f"at_scale.py: no calibrated model for {platform}; run `at_scale.py "
-                     f"calibrate --platforms {platform}` first")
         for P, ppn, coll, sizes in planned(args):
             # fast-ethernet with several ranks per node from 64 ranks on: SMPI 3.32 did not finish
             # an MPI_Comm_dup in 5 minutes of wall time (its flow solver, at this bandwidth only:
@@ -363,18 +366,38 @@ def run(args):
                 continue
             groups = ["collsel"] + natives_of(coll, P, natives)
             if args.selectors_only:
-                groups = [g for g in groups if g in ("collsel", "smpi:mpich", "smpi:ompi")]
+                groups = [g for g in groups if g in SELECTOR_GROUPS]
+            if args.own_only:
+                groups = [g for g in groups if g not in SELECTOR_GROUPS]
             for group in groups:
                 jobs.append((platform, P, ppn, coll, sizes, group))
-    # collsel and the MPICH and Open MPI selectors everywhere first, then SMPI's own algorithms;
-    # within each, cheapest first (small P, Bcast before Scatter before Alltoall), so a partial
-    # run has the headline figures.
+    # Within each tier cheapest first (small P, Bcast before Scatter before Alltoall), so a
+    # partial run has the headline figures.
     order = {"bcast": 0, "scatter": 1, "alltoall": 2}
     # All-to-All last within a tier: it is the costliest to simulate (every rank sends to every
     # other, and SMPI's flow model costs about the square of the flows in flight).
-    tier = lambda group: 0 if group in ("collsel", "smpi:mpich", "smpi:ompi") else 1
+    tier = lambda group: 0 if group in SELECTOR_GROUPS else 1
     jobs.sort(key=lambda j: (tier(j[5]), j[3] == "alltoall", j[1], order[j[3]], j[2],
                              PLATFORMS.index(j[0])))
+    return jobs
+
+
+def run(args):
+    os.makedirs(os.path.join(args.out, "raw"), exist_ok=True)
+    for platform in args.platforms:
+        if not os.path.exists(os.path.join(args.out, "models", f"{platform}.toml")):
+            sys.exit(f"at_scale.py: no calibrated model for {platform}; run `at_scale.py "
+                     f"calibrate --platforms {platform}` first")
+    jobs = run_plan(args, list_natives(args))
+    if args.dry_run:
+        # What a run would simulate: the jobs without a result file (a finished, failed or
+        # interrupted job leaves NAME.csv and is not run again).
+        todo = [j for j in jobs if not os.path.exists(
+            os.path.join(args.out, "raw", job_name(*j) + ".csv"))]
+        for j in todo:
+            log(f"to run: {job_name(*j)}")
+        log(f"{len(todo)} of {len(jobs)} jobs to run, {len(jobs) - len(todo)} done before")
+        return
     run_jobs(args, jobs)
 
 
@@ -625,15 +648,20 @@ def main():
     # measures the large sizes that a full job, which goes up from 16 B, never reaches.
     parser.add_argument("--min-bytes", type=int, default=0,
                         help="run, extend: only the sizes from this many bytes on")
-    parser.add_argument("--selectors-only", action="store_true",
-                        help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
+    selection = parser.add_mutually_exclusive_group()
+    selection.add_argument("--selectors-only", action="store_true",
+                           help="run: of SMPI's natives, only its MPICH and Open MPI selectors")
+    selection.add_argument("--own-only", action="store_true",
+                           help="run: only SMPI's own algorithms (neither collsel's job nor the "
+                                "two selectors): what a run with --selectors-only left out")
     parser.add_argument("--changed", type=lambda s: s.split(","), default=[],
                         metavar="NAME[,NAME]",
                         help="rechoose: also re-measure the points where collsel chooses these "
                              "algorithms (their code changed; extend them first)")
     parser.add_argument("--dry-run", action="store_true",
-                        help="rechoose: only list the points whose choice changed (with "
-                             "--skipped: the rows it would measure again)")
+                        help="run: only list the jobs not yet run; rechoose: only list the "
+                             "points whose choice changed (with --skipped: the rows it would "
+                             "measure again)")
     parser.add_argument("--isolated", action="store_true",
                         help="run, rechoose, extend: every call timed alone (selection "
                              "--isolated: one start instant, a quiet end); another --out, since "

@@ -47,6 +47,33 @@ class Planned(unittest.TestCase):
                                                         ranks=[256]))))
 
 
+class RunPlan(unittest.TestCase):
+    NATIVES = {"bcast": ["smpi:mpich", "smpi:ompi", "smpi:binomial_tree", "smpi:NTSB"]}
+
+    def plan(self, **kw):
+        base = dict(platforms=["gige", "fast-ethernet"], ranks=[16, 64], ppn=[1, 8],
+                    colls=["bcast"], selectors_only=False, own_only=False)
+        base.update(kw)
+        return at_scale.run_plan(args(**base), self.NATIVES)
+
+    def test_selectors_first_and_own_only_keeps_what_selectors_only_leaves_out(self):
+        every = self.plan()
+        groups = [j[5] for j in every]
+        # collsel's job and the two selectors before any of SMPI's own algorithms; NTSB is left
+        # out for its cost; fast-ethernet at 8 per node only below 64 ranks.
+        self.assertEqual({"collsel", "smpi:mpich", "smpi:ompi", "smpi:binomial_tree"}, set(groups))
+        first_own = groups.index("smpi:binomial_tree")
+        self.assertTrue(all(g != "smpi:binomial_tree" for g in groups[:first_own]))
+        self.assertTrue(all(g == "smpi:binomial_tree" for g in groups[first_own:]))
+        self.assertNotIn(("fast-ethernet", 64, 8), {j[:3] for j in every})
+        self.assertEqual(7 * 4, len(every))  # 7 (platform, P, ppn), 4 groups each
+        selectors = self.plan(selectors_only=True)
+        own = self.plan(own_only=True)
+        self.assertEqual({"collsel", "smpi:mpich", "smpi:ompi"}, {j[5] for j in selectors})
+        self.assertEqual({"smpi:binomial_tree"}, {j[5] for j in own})
+        self.assertEqual(sorted(every), sorted(selectors + own))
+
+
 class NativeInCollselJob(unittest.TestCase):
     def test_the_default_alltoall_is_left_to_its_own_job_where_it_aborts_or_from_256_ranks(self):
         self.assertTrue(at_scale.native_in_collsel_job("alltoall", 100, [16, 65536]))
