@@ -261,10 +261,16 @@ def list_natives(args):
     return natives
 
 
+def job_csv(args, name):
+    """A job's result file: once there (finished, failed or interrupted), the job is not run
+    again."""
+    return os.path.join(args.out, "raw", name + ".csv")
+
+
 def run_job(args, platform, P, ppn, coll, sizes, group, suffix=""):
     raw = os.path.join(args.out, "raw")
     name = job_name(platform, P, ppn, coll, sizes, group) + suffix
-    final = os.path.join(raw, name + ".csv")
+    final = job_csv(args, name)
     if os.path.exists(final):
         return name, "done before", 0.0
     partial = final + ".partial"
@@ -390,10 +396,8 @@ def run(args):
                      f"calibrate --platforms {platform}` first")
     jobs = run_plan(args, list_natives(args))
     if args.dry_run:
-        # What a run would simulate: the jobs without a result file (a finished, failed or
-        # interrupted job leaves NAME.csv and is not run again).
-        todo = [j for j in jobs if not os.path.exists(
-            os.path.join(args.out, "raw", job_name(*j) + ".csv"))]
+        # What a run would simulate: the jobs run_job would not skip.
+        todo = [j for j in jobs if not os.path.exists(job_csv(args, job_name(*j)))]
         for j in todo:
             log(f"to run: {job_name(*j)}")
         log(f"{len(todo)} of {len(jobs)} jobs to run, {len(jobs) - len(todo)} done before")
