@@ -230,6 +230,19 @@ double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m) {
   return scatter_binomial(p, P, c) + (P - 1) * (p.gap_s(c) + p.latency_s);
 }
 
+double bcast_scatter_doubling_allgather(const Params& p, int P, std::uint64_t m) {
+  if (nothing_sent(P, m)) return 0.0;
+  const std::uint64_t c = ceil_div(m, static_cast<std::uint64_t>(P));
+  // As the ring: the scatter's receivers wait idle (posted pair); a round's receive is posted
+  // with its send, as the partner's message comes (stream pair).
+  double rounds = 0.0;
+  const auto P64 = static_cast<std::uint64_t>(P);
+  for (std::uint64_t d = 1; d < P64; d *= 2) {
+    rounds += p.gap_s(std::min(d, P64 - d) * c) + p.latency_s;
+  }
+  return scatter_binomial(p, P, c) + rounds;
+}
+
 // A vrank of level l at offset o = v - (2^l - 1) is reached through one edge per bit of o below
 // l: bit j set, a second child on level j + 1 (selector/schedule/tree.cpp: a node's children keep
 // its offset, or add 2^l). Levels 0 to D - 1, D = floor(log2 P), are full, so every first child

@@ -46,6 +46,11 @@ double bcast_binomial_segmented(const Params& p, int P, std::uint64_t m, std::ui
 // c = ceil(m / P): a binomial scatter of P blocks of c bytes (scatter_binomial), then P - 1 ring
 // steps of one block, each g(c) + L: scatter_binomial(P, c) + (P-1) (g(c) + L).
 double bcast_scatter_allgather(const Params& p, int P, std::uint64_t m);
+// Not in seed 001: the same scatter, then a recursive-doubling allgather (MPICH's medium-message
+// Bcast at powers of two; Bruck's doubling at other P): ceil(log2 P) rounds, round d (1, 2, 4, ...)
+// moving min(d, P - d) blocks each way, g(min(d, P - d) c) + L:
+// scatter_binomial(P, c) + sum over rounds of (g(min(d, P - d) c) + L).
+double bcast_scatter_doubling_allgather(const Params& p, int P, std::uint64_t m);
 // Not in seed 001: Open MPI's split binary tree, with h = ceil(m / 2) in k segments of s bytes:
 // each half down one subtree of Open MPI's level-order binary tree, then twins swap halves:
 // (the first segment's latest arrival, g(s) + L per first-child edge, 2 g(s) + L per second)

@@ -20,5 +20,6 @@ int binomial_rendezvous(const BcastCall& call, const AlgoParams& params);
 int binomial_segmented(const BcastCall& call, const AlgoParams& params);
 int scatter_allgather(const BcastCall& call, const AlgoParams& params);
 int split_binary(const BcastCall& call, const AlgoParams& params);
+int scatter_doubling_allgather(const BcastCall& call, const AlgoParams& params);
 
 }  // namespace collsel::bcast

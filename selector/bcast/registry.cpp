@@ -17,7 +17,7 @@ using adapters::plain;
 using adapters::segmented;
 constexpr auto one_message = adapters::fits_int<1>;
 
-constexpr std::array<Algorithm<BcastCall>, 13> kBcast{{
+constexpr std::array<Algorithm<BcastCall>, 14> kBcast{{
     {{"bcast.flat", "root sends the whole message to every rank",
       adapters::fanout_or<models::logfp::bcast_flat, plain<m::bcast_flat>>,
       one_message, false, schedule::bcast_flat},
@@ -69,6 +69,12 @@ constexpr std::array<Algorithm<BcastCall>, 13> kBcast{{
       segmented<m::bcast_chain_preposted>, one_message, true, schedule::bcast_chain_preposted,
       schedule::bcast_segmented_tree_size, m::kChainPrepostedReceives},
      bcast::chain_preposted},
+    {{"bcast.scatter_doubling_allgather",
+      "binomial scatter of P chunks, then a recursive-doubling allgather in log2 P rounds (MPICH's "
+      "medium-message Bcast at powers of two; Bruck's doubling at other sizes)",
+      plain<m::bcast_scatter_doubling_allgather>, one_message, false,
+      schedule::bcast_scatter_doubling_allgather, schedule::bcast_scatter_doubling_allgather_size},
+     bcast::scatter_doubling_allgather},
 }};
 
 }  // namespace

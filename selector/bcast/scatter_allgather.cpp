@@ -11,8 +11,8 @@
 // Cost: scatter_binomial(P, ceil(n/P)) + (P-1) (g(ceil(n/P)) + L) (models/plogp/bcast.hpp).
 // Works for any P, root, count (0 included) and datatype: bytes as in tree_engine.cpp.
 #include "selector/bcast/algorithms.hpp"
-#include "selector/byte_view.hpp"
-#include "selector/schedule/chunks.hpp"
+#include "selector/bcast/broadcast_bytes.hpp"
+#include "selector/bcast/chunk_scatter.hpp"
 #include "selector/schedule/tree.hpp"
 
 namespace collsel::bcast {
@@ -21,45 +21,25 @@ namespace {
 using schedule::to_rank;
 using schedule::to_vrank;
 
-int exchange(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
+int ring(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
   const int P = call.size;
   const int v = to_vrank(call.rank, call.root, P);
   const schedule::Chunks chunks(total, P);
-  const auto rank_of = [&](int vrank) { return to_rank(vrank, call.root, P); };
+  if (int e = scatter_chunks(call, bytes, chunks); e != MPI_SUCCESS) return e;
+
   // Within the message's int count (the registry's applicability check).
-  const auto length = [&](int first, int count) {
-    return static_cast<int>(chunks.bytes(first, count));
-  };
-
-  const schedule::TreeNode node = schedule::tree_node(schedule::TreeShape::binomial, v, P);
-  if (node.parent >= 0) {
-    if (int e = PMPI_Recv(bytes + chunks.begin(v),
-                          length(v, schedule::binomial_subtree_size(v, P)), MPI_BYTE,
-                          rank_of(node.parent), data_tag(call), call.comm, MPI_STATUS_IGNORE);
-        e != MPI_SUCCESS) {
-      return e;
-    }
-  }
-  for (int child : node.children) {
-    if (int e = PMPI_Send(bytes + chunks.begin(child),
-                          length(child, schedule::binomial_subtree_size(child, P)),
-                          MPI_BYTE, rank_of(child), data_tag(call), call.comm);
-        e != MPI_SUCCESS) {
-      return e;
-    }
-  }
-
+  const auto length = [&](int chunk) { return static_cast<int>(chunks.bytes(chunk, 1)); };
   // A message from the parent in the scatter and from v - 1 in the ring share (source, tag) when
   // the parent is v - 1: both sides post them in the same order, so MPI's non-overtaking rule
   // matches them.
-  const int right = v + 1 < P ? rank_of(v + 1) : MPI_PROC_NULL;
-  const int left = v > 0 ? rank_of(v - 1) : MPI_PROC_NULL;
+  const int right = v + 1 < P ? to_rank(v + 1, call.root, P) : MPI_PROC_NULL;
+  const int left = v > 0 ? to_rank(v - 1, call.root, P) : MPI_PROC_NULL;
   for (int s = 0; s + 1 < P; ++s) {
     const int out = chunks.ring_chunk(v, s);
     const int in = chunks.ring_chunk(v, s + 1);
-    if (int e = PMPI_Sendrecv(bytes + chunks.begin(out), length(out, 1), MPI_BYTE, right,
-                              data_tag(call), bytes + chunks.begin(in), length(in, 1),
-                              MPI_BYTE, left, data_tag(call), call.comm, MPI_STATUS_IGNORE);
+    if (int e = PMPI_Sendrecv(bytes + chunks.begin(out), length(out), MPI_BYTE, right,
+                              data_tag(call), bytes + chunks.begin(in), length(in), MPI_BYTE,
+                              left, data_tag(call), call.comm, MPI_STATUS_IGNORE);
         e != MPI_SUCCESS) {
       return e;
     }
@@ -70,19 +50,8 @@ int exchange(const BcastCall& call, std::byte* bytes, std::uint64_t total) {
 }  // namespace
 
 int scatter_allgather(const BcastCall& call, const AlgoParams&) {
-  if (call.size <= 1 || call.count == 0) return MPI_SUCCESS;
-  if (call.rank == call.root) {
-    int error = MPI_SUCCESS;
-    const SendBytes bytes(call.buffer, call.count, call.type, call.comm, error);
-    if (error != MPI_SUCCESS) return error;
-    if (bytes.size() == 0) return MPI_SUCCESS;  // count > 0 of a zero-size type
-    // The root only reads: it receives nothing (no parent, MPI_PROC_NULL on its left).
-    return exchange(call, const_cast<std::byte*>(bytes.data()), bytes.size());
-  }
-  RecvBytes bytes(call.buffer, call.count, call.type, call.comm);
-  if (bytes.size() == 0) return MPI_SUCCESS;
-  if (int e = exchange(call, bytes.data(), bytes.size()); e != MPI_SUCCESS) return e;
-  return bytes.finish();
+  return broadcast_bytes(
+      call, [&](std::byte* bytes, std::uint64_t total) { return ring(call, bytes, total); });
 }
 
 }  // namespace collsel::bcast

@@ -17,6 +17,7 @@
 #include <limits>
 #include <vector>
 
+#include "selector/bcast/broadcast_bytes.hpp"
 #include "selector/byte_view.hpp"
 #include "selector/schedule/chunks.hpp"
 
@@ -211,21 +212,11 @@ class Node {
 }  // namespace
 
 int tree_engine(const BcastCall& call, const EngineOptions& options) {
-  if (call.size <= 1 || call.count == 0) return MPI_SUCCESS;
-  if (call.rank == call.root) {
-    int error = MPI_SUCCESS;
-    const SendBytes bytes(call.buffer, call.count, call.type, call.comm, error);
-    if (error != MPI_SUCCESS) return error;
-    if (bytes.size() == 0) return MPI_SUCCESS;  // count > 0 of a zero-size type
-    // The root only reads: its tree has no parent, so the engine never writes into bytes.
-    Node node(call, options, const_cast<std::byte*>(bytes.data()), bytes.size());
+  // The root's tree has no parent, so the engine never writes into the root's bytes.
+  return broadcast_bytes(call, [&](std::byte* bytes, std::uint64_t total) {
+    Node node(call, options, bytes, total);
     return node.run();
-  }
-  RecvBytes bytes(call.buffer, call.count, call.type, call.comm);
-  if (bytes.size() == 0) return MPI_SUCCESS;
-  Node node(call, options, bytes.data(), bytes.size());
-  if (int e = node.run(); e != MPI_SUCCESS) return e;
-  return bytes.finish();
+  });
 }
 
 }  // namespace collsel::bcast

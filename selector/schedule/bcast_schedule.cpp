@@ -288,52 +288,137 @@ std::uint64_t bcast_scatter_allgather_size(const CallShape& call, const AlgoPara
   return hops + hops * hops;
 }
 
-Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
-  const int size = call.comm_size;
-  Schedule out{.ranks = size, .messages = {}};
-  if (size <= 1 || call.bytes == 0) return out;
-  const auto at = [](int v) { return static_cast<std::size_t>(v); };
-  const Chunks chunks(call.bytes, size);
-  const auto emit = [&](int from, int to, std::uint64_t bytes, std::vector<int> after) {
-    out.messages.push_back({.src = to_rank(from, call.root, size),
-                            .dst = to_rank(to, call.root, size),
-                            .bytes = bytes,
-                            .after = std::move(after)});
-    return static_cast<int>(out.messages.size()) - 1;
-  };
-  // Per vrank: the scatter message it received, and its latest message (program order).
-  std::vector<int> received(static_cast<std::size_t>(size), kNone);
-  std::vector<int> last(static_cast<std::size_t>(size), kNone);
-  const auto deps = [](std::initializer_list<int> ids) {
+namespace {
+
+// The two scatter-allgather schedules: the binomial scatter of the chunks (blocking sends, one
+// child after the other, as scatter_binomial), then what each vrank received and sent last.
+class ChunkedBuilder {
+ public:
+  explicit ChunkedBuilder(const CallShape& call)
+      : call_(call),
+        size_(call.comm_size),
+        chunks_(call.bytes, call.comm_size),
+        received_(at(size_), kNone),
+        last_(at(size_), kNone) {
+    out_.ranks = size_;
+    for (int v = 0; v < size_; ++v) {  // parent < child: topological
+      for (int child : tree_node(TreeShape::binomial, v, size_).children) {
+        const int span = binomial_subtree_size(child, size_);
+        const int id =
+            emit(v, child, chunks_.bytes(child, span), deps({received_[at(v)], last_[at(v)]}));
+        last_[at(v)] = id;
+        received_[at(child)] = id;
+      }
+    }
+  }
+
+  static std::size_t at(int v) { return static_cast<std::size_t>(v); }
+  static std::vector<int> deps(std::initializer_list<int> ids) {
     std::vector<int> after;
     for (int id : ids) {
       if (id != kNone) after.push_back(id);
     }
     return after;
-  };
-  for (int v = 0; v < size; ++v) {  // parent < child: topological
-    for (int child : tree_node(TreeShape::binomial, v, size).children) {
-      const int span = binomial_subtree_size(child, size);
-      const int id = emit(v, child, chunks.bytes(child, span),
-                          deps({received[at(v)], last[at(v)]}));
-      last[at(v)] = id;
-      received[at(child)] = id;
-    }
   }
+  // A message of the allgather: lock-step, its receive posted with the receiver's own send (the
+  // stream pair, as in the formulas).
+  int emit_step(int from, int to, std::uint64_t bytes, std::vector<int> after) {
+    const int id = emit(from, to, bytes, std::move(after));
+    out_.messages[at(id)].unposted = true;
+    return id;
+  }
+
+  const Chunks& chunks() const { return chunks_; }
+  int received(int v) const { return received_[at(v)]; }
+  int last(int v) const { return last_[at(v)]; }
+  Schedule take() { return std::move(out_); }
+
+ private:
+  int emit(int from, int to, std::uint64_t bytes, std::vector<int> after) {
+    out_.messages.push_back({.src = to_rank(from, call_.root, size_),
+                             .dst = to_rank(to, call_.root, size_),
+                             .bytes = bytes,
+                             .after = std::move(after)});
+    return static_cast<int>(out_.messages.size()) - 1;
+  }
+
+  const CallShape& call_;
+  int size_;
+  Chunks chunks_;
+  Schedule out_;
+  std::vector<int> received_;  // per vrank: the scatter message it received
+  std::vector<int> last_;      // per vrank: its last scatter send (program order)
+};
+
+}  // namespace
+
+Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
+  const int size = call.comm_size;
+  if (size <= 1 || call.bytes == 0) return Schedule{.ranks = size, .messages = {}};
+  ChunkedBuilder b(call);
+  const auto at = ChunkedBuilder::at;
+  const auto deps = ChunkedBuilder::deps;
   // Ring step s, vrank v -> v + 1 (the root's left neighbour sends nothing: it has every chunk).
-  std::vector<int> previous(received);  // what each vrank received last
+  std::vector<int> previous(at(size), kNone);  // what each vrank received last
+  std::vector<int> last(at(size), kNone);
+  for (int v = 0; v < size; ++v) {
+    previous[at(v)] = b.received(v);
+    last[at(v)] = b.last(v);
+  }
   for (int s = 0; s + 1 < size; ++s) {
-    std::vector<int> now(static_cast<std::size_t>(size), kNone);
+    std::vector<int> now(at(size), kNone);
     for (int v = 0; v + 1 < size; ++v) {
-      const int id = emit(v, v + 1, chunks.bytes(chunks.ring_chunk(v, s), 1),
-                          deps({previous[at(v)], last[at(v)]}));
-      out.messages[at(id)].unposted = true;  // lock-step: the stream pair, as in the formula
+      const int id = b.emit_step(v, v + 1, b.chunks().bytes(b.chunks().ring_chunk(v, s), 1),
+                                 deps({previous[at(v)], last[at(v)]}));
       last[at(v)] = id;
       now[at(v + 1)] = id;
     }
     previous = std::move(now);
   }
-  return out;
+  return b.take();
+}
+
+std::uint64_t bcast_scatter_doubling_allgather_size(const CallShape& call, const AlgoParams&) {
+  if (call.moves_nothing()) return 0;
+  const int size = call.comm_size;
+  auto messages = static_cast<std::uint64_t>(size - 1);  // the scatter
+  for (int d = 1; d < size; d = d > size / 2 ? size : 2 * d) {
+    for (int v = 0; v < size; ++v) {
+      const DoublingRound round = doubling_round(v, size, d);
+      if (round.to == 0) continue;
+      for (const ChunkRun run : chunk_runs(round.send_first, round.count, size)) {
+        if (run.count > 0) ++messages;
+      }
+    }
+  }
+  return messages;
+}
+
+Schedule bcast_scatter_doubling_allgather(const CallShape& call, const AlgoParams&) {
+  const int size = call.comm_size;
+  if (size <= 1 || call.bytes == 0) return Schedule{.ranks = size, .messages = {}};
+  ChunkedBuilder b(call);
+  const auto at = ChunkedBuilder::at;
+  // Per vrank, what its next round waits for (PMPI_Waitall of the round before): every message
+  // it sent and received then; before the first round, its scatter receive and last send.
+  std::vector<std::vector<int>> waits(at(size));
+  for (int v = 0; v < size; ++v) waits[at(v)] = ChunkedBuilder::deps({b.received(v), b.last(v)});
+  for (int d = 1; d < size; d = d > size / 2 ? size : 2 * d) {
+    std::vector<std::vector<int>> next(at(size));
+    for (int v = 0; v < size; ++v) {
+      const DoublingRound round = doubling_round(v, size, d);
+      if (round.to == 0) continue;  // the root has every chunk: nothing is sent to it
+      for (const ChunkRun run : chunk_runs(round.send_first, round.count, size)) {
+        if (run.count == 0) continue;
+        const int id =
+            b.emit_step(v, round.to, b.chunks().bytes(run.first, run.count), waits[at(v)]);
+        next[at(v)].push_back(id);
+        next[at(round.to)].push_back(id);
+      }
+    }
+    waits = std::move(next);
+  }
+  return b.take();
 }
 
 }  // namespace collsel::schedule

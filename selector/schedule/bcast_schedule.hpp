@@ -50,6 +50,15 @@ models::contention::Schedule bcast_binomial_segmented(const CallShape& call,
 // (or, at s = 0, its chunks from the scatter).
 models::contention::Schedule bcast_scatter_allgather(const CallShape& call,
                                                      const AlgoParams& params);
+// Mirrors selector/bcast/scatter_doubling_allgather.cpp: the same scatter, then the doubling
+// rounds (chunks.hpp doubling_round), a run that wraps past the last chunk as two messages; a
+// round's messages wait for everything their sender sent and received in the round before.
+models::contention::Schedule bcast_scatter_doubling_allgather(const CallShape& call,
+                                                              const AlgoParams& params);
+// Its message count: P - 1 scatter messages, then P - 1 a round at a power of two (more where a
+// run wraps): 11,253 at P = 1024.
+std::uint64_t bcast_scatter_doubling_allgather_size(const CallShape& call,
+                                                    const AlgoParams& params);
 // The segmented flat, chain and binomial trees' message count: every non-root vrank receives
 // every segment once, (P - 1) x segments. At P = 1024 a 1 MiB message in 8 KiB segments is
 // 130,944 messages, past the repetition interval's cap: decide() need not build it to refuse it.

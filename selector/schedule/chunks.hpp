@@ -1,9 +1,11 @@
-// How bcast.scatter_allgather cuts its message and passes the pieces along its ring, and how
-// bcast.split_binary halves it, shared by the algorithms (selector/bcast/) and their schedules
-// (bcast_schedule.cpp) so both cut and pass alike. Pure integers, vranks as in tree.hpp.
+// How bcast.scatter_allgather cuts its message and passes the pieces along its ring,
+// bcast.scatter_doubling_allgather in doubling rounds, and how bcast.split_binary halves it,
+// shared by the algorithms (selector/bcast/) and their schedules (bcast_schedule.cpp) so both cut
+// and pass alike. Pure integers, vranks as in tree.hpp.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace collsel::schedule {
@@ -33,6 +35,42 @@ class Chunks {
   int parts_;
   std::uint64_t chunk_;
 };
+
+// A round of bcast.scatter_doubling_allgather's allgather, for round distance d = 1, 2, 4, ...
+// below `parts`: vrank v sends chunks [send_first, send_first + count) to `to` and receives
+// [receive_first, receive_first + count) from `from`, indices mod parts. At a power of two this is
+// recursive doubling (MPICH's MPIR_Bcast_intra_scatter_recursive_doubling_allgather, SMPI's
+// scatter_rdb_allgather): v swaps its aligned group of d chunks with v ^ d. Otherwise Bruck's
+// doubling, for any count of parts: v sends [v, v + c) to v - d and receives [v + d, v + d + c)
+// from v + d, c = min(d, parts - d). Either way v holds chunks [v, v + min(2d, parts)) (or its
+// aligned group of 2d) after round d, and the ranges sent and received never overlap.
+struct DoublingRound {
+  int to = 0;  // vranks
+  int from = 0;
+  int send_first = 0;  // chunk indices
+  int receive_first = 0;
+  int count = 0;  // chunks each way
+};
+
+inline DoublingRound doubling_round(int v, int parts, int d) {
+  if ((parts & (parts - 1)) == 0) {
+    const int peer = v ^ d;
+    return {peer, peer, v & ~(d - 1), peer & ~(d - 1), d};
+  }
+  return {(v - d + parts) % parts, (v + d) % parts, v, (v + d) % parts, std::min(d, parts - d)};
+}
+
+// `count` chunks from `first`, mod parts, as at most two runs: to the last chunk, then from chunk
+// 0 (count 0: no second run). Both ends of a message cut it alike, so its runs pair in order.
+struct ChunkRun {
+  int first = 0;
+  int count = 0;
+};
+
+inline std::array<ChunkRun, 2> chunk_runs(int first, int count, int parts) {
+  const int head = std::min(count, parts - first);
+  return {{{first, head}, {0, count - head}}};
+}
 
 // Segments of `bytes` cut at `segment_bytes` as the tree engine cuts them: none for no bytes, one
 // for no segment size or one at least as large, ceil(bytes / segment_bytes) otherwise.

@@ -379,6 +379,20 @@ TEST_F(PlogpBcast, ScatterAllgather) {
   EXPECT_LT(bcast_scatter_allgather(p, 64, 1 << 20), 0.5 * bcast_binomial(p, 64, 1 << 20));
 }
 
+TEST_F(PlogpBcast, ScatterDoublingAllgather) {
+  // P = 4, m = 1000: the same scatter as the ring's, 12.75e-6; then two rounds, of 1 and 2 blocks:
+  // (g(250) + L) + (g(500) + L) = 6.25e-6 + 6.5e-6.
+  EXPECT_TRUE(same_seconds(bcast_scatter_doubling_allgather(p, 4, 1000), 25.5e-6));
+  // P = 5: the scatter 13.8e-6; Bruck's rounds move min(d, 5 - d) blocks of 200 bytes: 1, 2, 1:
+  // (g(200) + L) + (g(400) + L) + (g(200) + L) = 6.2e-6 + 6.4e-6 + 6.2e-6.
+  EXPECT_TRUE(same_seconds(bcast_scatter_doubling_allgather(p, 5, 1000), 32.6e-6));
+  EXPECT_EQ(bcast_scatter_doubling_allgather(p, 1, 1000), 0.0);
+  EXPECT_EQ(bcast_scatter_doubling_allgather(p, 4, 0), 0.0);
+  // Why it exists: the ring's bytes in 6 rounds, not 63 steps, on 64 ranks.
+  EXPECT_LT(bcast_scatter_doubling_allgather(p, 64, 1 << 16),
+            bcast_scatter_allgather(p, 64, 1 << 16) - 50 * p.latency_s);
+}
+
 TEST_F(PlogpBcast, SplitBinary) {
   // P = 8, m = 2000: halves of h = 1000 in k = 4 segments of 300 (g(300) = 1.3e-6, one gap).
   // Open MPI's level-order tree: 0 -> 1, 2; 1 -> 3, 5; 2 -> 4, 6; 3 -> 7. A first child gets the

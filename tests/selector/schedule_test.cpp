@@ -170,7 +170,8 @@ TEST(Schedule, EveryGivenMessageCountIsTheSchedules) {
 // bcast.chain_preposted's later segments included.
 TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
   const auto lockstep = [](std::string_view name) {
-    return name.ends_with("_rendezvous") || name == "bcast.scatter_allgather";
+    return name.ends_with("_rendezvous") || name == "bcast.scatter_allgather" ||
+           name == "bcast.scatter_doubling_allgather";
   };
   for (Collective c : kCollectives) {
     for (const auto& a : catalog(c)) {
@@ -212,6 +213,9 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
           // The 8 scatter messages of the binomial tree are posted; the 8 x 8 ring steps not.
           EXPECT_EQ(unposted, 64u);
           EXPECT_EQ(s.messages.size(), 72u);
+        } else if (a.name == "bcast.scatter_doubling_allgather") {
+          // The scatter's 8 posted; every round's message in lock-step.
+          EXPECT_EQ(unposted, s.messages.size() - 8u);
         } else if (lockstep(a.name)) {
           EXPECT_EQ(unposted, s.messages.size()) << a.name;
         } else if (!pipeline) {
@@ -352,7 +356,10 @@ void for_each_bcast_call(F check) {
 TEST(BcastSchedule, DeliversEverySegmentOnceAndForwardsOnlyWhatArrived) {
   for (const auto& a : catalog(Collective::bcast)) {
     // Not a tree of whole segments: their own tests below.
-    if (a.name == "bcast.scatter_allgather" || a.name == "bcast.split_binary") continue;
+    if (a.name == "bcast.scatter_allgather" || a.name == "bcast.split_binary" ||
+        a.name == "bcast.scatter_doubling_allgather") {
+      continue;
+    }
     const bool rendezvous = a.name.find("_rendezvous") != std::string_view::npos;
     for_each_bcast_call([&](const CallShape& call, const AlgoParams& params) {
       const std::uint64_t segment = params.segment_bytes;
@@ -423,6 +430,127 @@ TEST(BcastSchedule, ScatterAllgatherScattersThenPassesEveryChunkAlongTheRing) {
 // (SplitHalves::half_of) from its level_binary parent, cut as the engine cuts it, and forwards a
 // segment only once it has arrived; then one swap message each (P - 1 in all, the stream pair),
 // sent once the sender holds its whole half. Every rank ends with the whole message.
+// chunks.hpp doubling_round, the rounds of scatter_doubling_allgather.cpp: at every size (powers
+// of two by recursive doubling, the others by Bruck's doubling), a vrank sends only chunks it
+// holds, never into the range it receives, the two ends of a message agree on its chunks, and
+// after ceil(log2 P) rounds every vrank holds every chunk, although nothing is sent to the root.
+TEST(Chunks, DoublingRoundsGiveEveryVrankEveryChunk) {
+  for (int size = 1; size <= 70; ++size) {
+    std::vector<std::vector<bool>> holds(at(size), std::vector<bool>(at(size), false));
+    for (int v = 0; v < size; ++v) holds[at(v)][at(v)] = true;
+    holds[0].assign(at(size), true);  // the root
+    int rounds = 0;
+    for (int d = 1; d < size; d *= 2) {
+      ++rounds;
+      auto next = holds;
+      for (int v = 0; v < size; ++v) {
+        const std::string what = "P=" + std::to_string(size) + " d=" + std::to_string(d) +
+                                 " vrank " + std::to_string(v);
+        const DoublingRound r = doubling_round(v, size, d);
+        ASSERT_NE(r.to, v) << what;
+        ASSERT_GE(r.count, 1) << what;
+        const DoublingRound peer = doubling_round(r.to, size, d);
+        EXPECT_EQ(peer.from, v) << what;
+        EXPECT_EQ(peer.receive_first, r.send_first) << what;
+        EXPECT_EQ(peer.count, r.count) << what;
+        std::set<int> sent;
+        std::set<int> received;
+        for (const ChunkRun run : chunk_runs(r.send_first, r.count, size)) {
+          for (int c = run.first; c < run.first + run.count; ++c) sent.insert(c);
+        }
+        for (const ChunkRun run : chunk_runs(r.receive_first, r.count, size)) {
+          for (int c = run.first; c < run.first + run.count; ++c) received.insert(c);
+        }
+        EXPECT_EQ(sent.size(), at(r.count)) << what;
+        EXPECT_EQ(received.size(), at(r.count)) << what;
+        for (int c : sent) {
+          EXPECT_TRUE(holds[at(v)][at(c)]) << what << " sends chunk " << c;
+          EXPECT_FALSE(received.contains(c)) << what << " sends and receives chunk " << c;
+          if (r.to != 0) next[at(r.to)][at(c)] = true;
+        }
+      }
+      holds = std::move(next);
+    }
+    int expected_rounds = 0;
+    while ((1 << expected_rounds) < size) ++expected_rounds;
+    EXPECT_EQ(rounds, expected_rounds) << "P=" << size;
+    for (int v = 0; v < size; ++v) {
+      for (int c = 0; c < size; ++c) {
+        EXPECT_TRUE(holds[at(v)][at(c)]) << "P=" << size << " vrank " << v << " chunk " << c;
+      }
+    }
+  }
+}
+
+// scatter_doubling_allgather.cpp: the ring's scatter (checked above), then each round's messages,
+// a run that wraps past the last chunk as two, none into the root, each in lock-step and after
+// everything its sender sent and received the round before.
+TEST(BcastSchedule, ScatterDoublingAllgatherScattersThenDoubles) {
+  for (int size : kSizes) {
+    for (int root : roots(size)) {
+      for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{1000},
+                                  std::uint64_t{1} << 20}) {
+        const CallShape call{Collective::bcast, size, bytes, root};
+        const std::string what = describe("bcast.scatter_doubling_allgather", call, {});
+        const Schedule s = bcast_scatter_doubling_allgather(call, {});
+        expect_well_formed(s, size, what);
+        EXPECT_EQ(bcast_scatter_doubling_allgather_size(call, {}), s.messages.size()) << what;
+        if (size == 1) {
+          EXPECT_TRUE(s.messages.empty()) << what;
+          continue;
+        }
+        const Chunks chunks(bytes, size);
+        const Schedule ring = bcast_scatter_allgather(call, {});
+        std::size_t x = 0;
+        std::vector<std::set<int>> waits(at(size));
+        for (; x + 1 < at(size); ++x) {  // the same scatter as the ring's
+          const Message& m = s.messages[x];
+          EXPECT_EQ(m.src, ring.messages[x].src) << what;
+          EXPECT_EQ(m.dst, ring.messages[x].dst) << what;
+          EXPECT_EQ(m.bytes, ring.messages[x].bytes) << what;
+          EXPECT_FALSE(m.unposted) << what;
+          waits[at(to_vrank(m.dst, root, size))] = {static_cast<int>(x)};
+        }
+        for (std::size_t y = 0; y < x; ++y) {
+          waits[at(to_vrank(s.messages[y].src, root, size))].insert(static_cast<int>(y));
+        }
+        for (int d = 1; d < size; d *= 2) {
+          std::vector<std::set<int>> next(at(size));
+          for (int v = 0; v < size; ++v) {
+            const DoublingRound r = doubling_round(v, size, d);
+            if (r.to == 0) continue;
+            for (const ChunkRun run : chunk_runs(r.send_first, r.count, size)) {
+              if (run.count == 0) continue;
+              ASSERT_LT(x, s.messages.size()) << what;
+              const Message& m = s.messages[x];
+              EXPECT_EQ(to_vrank(m.src, root, size), v) << what << " message " << x;
+              EXPECT_EQ(to_vrank(m.dst, root, size), r.to) << what << " message " << x;
+              EXPECT_EQ(m.bytes, chunks.bytes(run.first, run.count)) << what << " message " << x;
+              EXPECT_TRUE(m.unposted) << what << " message " << x;
+              // The first round waits for the scatter message and the sender's last scatter
+              // send (its earlier sends precede it); a later one for the whole round before.
+              const std::set<int> after(m.after.begin(), m.after.end());
+              if (d == 1) {
+                EXPECT_TRUE(std::includes(waits[at(v)].begin(), waits[at(v)].end(),
+                                          after.begin(), after.end()))
+                    << what << " message " << x;
+                if (v != 0) { EXPECT_FALSE(after.empty()) << what << " message " << x; }
+              } else {
+                EXPECT_EQ(after, waits[at(v)]) << what << " message " << x;
+              }
+              next[at(v)].insert(static_cast<int>(x));
+              next[at(r.to)].insert(static_cast<int>(x));
+              ++x;
+            }
+          }
+          waits = std::move(next);
+        }
+        EXPECT_EQ(x, s.messages.size()) << what;
+      }
+    }
+  }
+}
+
 TEST(BcastSchedule, SplitBinarySendsEachHalfDownItsSubtreeThenSwaps) {
   const AlgorithmView* a = find_algorithm(Collective::bcast, "bcast.split_binary");
   ASSERT_NE(a, nullptr);

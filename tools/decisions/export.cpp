@@ -45,6 +45,12 @@ constexpr std::string_view kScatteredWindow =
     "MPIR_CVAR_ALLTOALL_THROTTLE exchanges for every call (set it to the window), and a batch is "
     "waited for whole where collsel's window slides";
 
+// A rule serves a range of communicator sizes, most of them not powers of two.
+constexpr std::string_view kDoublingAsRing =
+    "MPICH's recursive-doubling variant runs a size that is not a power of two only through code "
+    "it marks experimental, and a rule serves a range of sizes: the ring allgather after the same "
+    "scatter, the same bytes in P - 1 steps instead of log2 P rounds";
+
 constexpr std::string_view kTree = "MPIR_Bcast_intra_tree";
 constexpr std::string_view kPipelinedTree = "MPIR_Bcast_intra_pipelined_tree";
 constexpr std::string_view kBinomial = "MPIR_Bcast_intra_binomial";
@@ -112,6 +118,11 @@ constexpr Mapping kMappings[] = {
      "chunk's send without waiting for the previous one",
      kMpich40Pipeline,
      "Open MPI's pipeline keeps two receives posted (collsel's bcast.chain_segmented)", true},
+    {"bcast.scatter_doubling_allgather", kScatterRing, "", 0, false, kScatterRing, "",
+     scatter_allgather_ring, 0, false, false, kDoublingAsRing, kDoublingAsRing,
+     "Open MPI's recursive-doubling variant (8) falls back to its linear Bcast where the count is "
+     "smaller than the number of ranks: the ring allgather (9) after the same scatter, which "
+     "exists since Open MPI 4.1"},
 
     {"scatter.flat", kScatterBinomial, "", 0, false, kScatterBinomial, "",
      scatter_basic_linear, 0, false, false, kMpichScatter, kMpichScatter, ""},

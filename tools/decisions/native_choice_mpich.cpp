@@ -12,13 +12,12 @@ NativeChoice bcast_choice(int comm_size, std::uint64_t bytes) {
   }
   const bool pow2 = std::has_single_bit(static_cast<unsigned>(comm_size));
   if (pow2 && bytes <= kBcastLongMsgBytes) {
-    return {"MPIR_Bcast_intra_scatter_recursive_doubling_allgather", std::nullopt, std::nullopt,
-            "MPICH broadcasts this shape as a binomial scatter then a recursive-doubling "
-            "allgather, which collsel does not implement: no estimate"};
+    return {"MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+            "bcast.scatter_doubling_allgather", std::nullopt,
+            "the same scatter and recursive doubling, less the chunks MPICH sends the root"};
   }
-  return {"MPIR_Bcast_intra_scatter_ring_allgather", std::nullopt, std::nullopt,
-          "MPICH broadcasts this shape as a binomial scatter then a ring allgather, which collsel "
-          "does not implement: no estimate"};
+  return {"MPIR_Bcast_intra_scatter_ring_allgather", "bcast.scatter_allgather", std::nullopt,
+          "the same scatter and ring, less the ring's closing hop into the root"};
 }
 
 NativeChoice alltoall_choice(int comm_size, std::uint64_t bytes) {

@@ -7,8 +7,9 @@
 //   Bcast     P < 8                     MPIR_Bcast_intra_binomial      -> bcast.binomial
 //             P >= 8, bytes <= 12288    MPIR_Bcast_intra_binomial      -> bcast.binomial
 //             P >= 8 a power of two,    MPIR_Bcast_intra_scatter_recursive_doubling_allgather
-//               bytes <= 524288                                        -> none
-//             P >= 8, larger            MPIR_Bcast_intra_scatter_ring_allgather -> none
+//               bytes <= 524288                   -> bcast.scatter_doubling_allgather
+//             P >= 8, larger            MPIR_Bcast_intra_scatter_ring_allgather
+//                                                                      -> bcast.scatter_allgather
 //   Scatter   any                       MPIR_Scatter_intra_binomial    -> scatter.binomial
 //   Alltoall  P >= 8, block <= 256 B    MPIR_Alltoall_intra_brucks     -> alltoall.bruck
 //             block <= 32768 B          MPIR_Alltoall_intra_scattered  -> alltoall.windowed, k = 32

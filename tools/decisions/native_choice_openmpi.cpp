@@ -97,12 +97,11 @@ constexpr Mapping kBcastAlgorithms[] = {
     {"ompi_coll_base_bcast_intra_knomial", nullptr,
      "Open MPI broadcasts this shape down a k-nomial tree of radix 4, which collsel does not "
      "implement: no estimate"},
-    {"ompi_coll_base_bcast_intra_scatter_allgather", nullptr,
-     "Open MPI broadcasts this shape as a binomial scatter then a recursive-doubling allgather, "
-     "which collsel does not implement: no estimate"},
-    {"ompi_coll_base_bcast_intra_scatter_allgather_ring", nullptr,
-     "Open MPI broadcasts this shape as a binomial scatter then a ring allgather, which collsel "
-     "does not implement: no estimate"},
+    {"ompi_coll_base_bcast_intra_scatter_allgather", "bcast.scatter_doubling_allgather",
+     "the same scatter and recursive doubling, less the chunks Open MPI sends the root (collsel "
+     "doubles Bruck's way where the size is not a power of two)"},
+    {"ompi_coll_base_bcast_intra_scatter_allgather_ring", "bcast.scatter_allgather",
+     "the same scatter and ring, less the ring's closing hop into the root"},
 };
 
 // coll_tuned_scatter_decision.c (scatter_algorithms, ompi_coll_tuned_scatter_intra_do_this).

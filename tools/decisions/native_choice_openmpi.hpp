@@ -24,8 +24,9 @@
 //          5 binary_tree             unsegmented binary tree        -> bcast.binary
 //          6 binomial                unsegmented binomial tree      -> bcast.binomial
 //          7 knomial                 radix 4 (coll_tuned_bcast_algorithm_knomial_radix): none
-//          8 scatter_allgather       binomial scatter + recursive-doubling allgather: none
-//          9 scatter_allgather_ring  (not chosen by the fixed rules): none
+//          8 scatter_allgather       binomial scatter + recursive-doubling allgather
+//                                                         -> bcast.scatter_doubling_allgather
+//          9 scatter_allgather_ring  (not chosen by the fixed rules) -> bcast.scatter_allgather
 //   Scatter 1 basic_linear           root sends each block in turn  -> scatter.flat
 //          2 binomial                                               -> scatter.binomial
 //          3 linear_nb               root posts every send          -> scatter.flat

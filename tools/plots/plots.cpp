@@ -26,14 +26,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Nineteen strong colours, one per algorithm shape (colour_slot): matplotlib's tab10 without its
+// Twenty strong colours, one per algorithm shape (colour_slot): matplotlib's tab10 without its
 // grey (kept for `native`, "no choice") and with indigo for its pink (too pale for small points),
 // then seven darker ones for bcast.scatter_allgather, bcast.split_binary and the shapes only
-// All-to-All has, a light blue for alltoall.mesh2d and a dark orange for the nineteenth shape.
-constexpr std::array<std::string_view, 19> kPalette{
+// All-to-All has, a light blue for alltoall.mesh2d, a dark orange for the nineteenth shape and a
+// bluish green for bcast.scatter_doubling_allgather.
+constexpr std::array<std::string_view, 20> kPalette{
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#393b79",
     "#bcbd22", "#17becf", "#637939", "#843c39", "#7b4173", "#e7ba52", "#5254a3", "#ad494a",
-    "#8ca252", "#6baed6", "#e6550d"};
+    "#8ca252", "#6baed6", "#e6550d", "#009e73"};
 constexpr std::string_view kNativeColour = "#a0a0a0";
 
 // Filled circle, triangle and square: a collective's point shape in mixed plots.

@@ -133,8 +133,8 @@ TEST(Explain, SaysWhatExploringMayTry) {
   const json& explore = doc.at("explore");
   ASSERT_TRUE(explore.is_object()) << doc.dump();
   EXPECT_EQ(explore.at("runners_up"),
-            json({"bcast.binomial_segmented", "bcast.flat_segmented",
-                  "bcast.scatter_allgather"}));
+            json({"bcast.scatter_doubling_allgather", "bcast.binomial_segmented",
+                  "bcast.flat_segmented"}));
   // Two of the three runners-up repeat slower than the winner by more than the tie margin: a
   // loop skips them and tries two more loop runners-up in their places.
   EXPECT_EQ(explore.at("loop_runners_up"),

@@ -25,11 +25,12 @@ TEST(NativeChoiceMpich, FollowsMpichsDefaultSelection) {
   EXPECT_EQ(native_choice(kMpich, Collective::bcast, 8, 12288).algorithm, "bcast.binomial");
   const auto medium = native_choice(kMpich, Collective::bcast, 8, 12289);
   EXPECT_EQ(medium.library_algorithm, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather");
-  EXPECT_FALSE(medium.algorithm);
-  EXPECT_EQ(native_choice(kMpich, Collective::bcast, 12, 12289).library_algorithm,
-            "MPIR_Bcast_intra_scatter_ring_allgather");
-  EXPECT_EQ(native_choice(kMpich, Collective::bcast, 16, 524289).library_algorithm,
-            "MPIR_Bcast_intra_scatter_ring_allgather");
+  EXPECT_EQ(medium.algorithm, "bcast.scatter_doubling_allgather");
+  for (const auto& ring : {native_choice(kMpich, Collective::bcast, 12, 12289),
+                           native_choice(kMpich, Collective::bcast, 16, 524289)}) {
+    EXPECT_EQ(ring.library_algorithm, "MPIR_Bcast_intra_scatter_ring_allgather");
+    EXPECT_EQ(ring.algorithm, "bcast.scatter_allgather");
+  }
   EXPECT_EQ(native_choice(kMpich, Collective::scatter, 64, 1 << 20).algorithm,
             "scatter.binomial");
   EXPECT_EQ(native_choice(kMpich, Collective::alltoall, 8, 256).algorithm, "alltoall.bruck");
@@ -156,10 +157,11 @@ TEST(NativeChoiceOpenMpi, MapsEachAlgorithmToTheSameMessagesOrNone) {
   EXPECT_EQ(bcast(3, 31).algorithm, "bcast.chain");       // 3 pipeline, one segment
   EXPECT_EQ(bcast(3, 32).algorithm, "bcast.binary");      // 5 binary_tree
   EXPECT_EQ(bcast(7, 64).algorithm, "bcast.binomial");    // 6 binomial
-  for (const auto& none : {bcast(256, 16384), bcast(8, 0), bcast(16, 1 << 20)}) {  // 4, 7, 8
+  for (const auto& none : {bcast(256, 16384), bcast(8, 0)}) {  // 4, 7
     EXPECT_FALSE(none.algorithm) << none.library_algorithm;
     EXPECT_NE(none.note.find("no estimate"), std::string::npos) << none.note;
   }
+  EXPECT_EQ(bcast(16, 1 << 20).algorithm, "bcast.scatter_doubling_allgather");  // 8
   EXPECT_NE(bcast(8, 0).library_algorithm.find("ompi_coll_base_bcast_intra_knomial"),
             std::string::npos);
   EXPECT_NE(bcast(8, 0).library_algorithm.find("algorithm 7"), std::string::npos);

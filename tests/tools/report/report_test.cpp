@@ -762,7 +762,27 @@ TEST(NativeChoice, EstimateIsTheCostTableEntryOfTheStandIn) {
   EXPECT_DOUBLE_EQ(*estimate.predicted_s, entry->predicted_s);
   EXPECT_EQ(estimate.algorithm, "alltoall.windowed");
 
-  const auto none = estimator.estimate(Collective::bcast, 16, 1 << 20);
+  // MPICH's scatter + ring allgather at 1 MiB on 16 ranks: bcast.scatter_allgather's entry.
+  const Decision ring = decide({Collective::bcast, 16, 1 << 20, 0},
+                               ModelSet{nullptr, &*embedded}, policy);
+  const auto ring_entry = std::find_if(ring.table.begin(), ring.table.end(),
+                                       [](const CostEntry& e) {
+                                         return e.name == "bcast.scatter_allgather";
+                                       });
+  ASSERT_NE(ring_entry, ring.table.end());
+  const auto ring_estimate = estimator.estimate(Collective::bcast, 16, 1 << 20);
+  ASSERT_TRUE(ring_estimate.predicted_s);
+  EXPECT_DOUBLE_EQ(*ring_estimate.predicted_s, ring_entry->predicted_s);
+
+  // Open MPI's k-nomial Bcast (every size at 64 to 127 ranks) has no stand-in.
+  Diagnostics open_mpi_diagnostics;
+  std::vector<std::string> notes;
+  const auto open_mpi = native::load_estimator(
+      std::nullopt, {"<embedded default model>"},
+      native::NativeRules{.library = native::NativeLibrary::openmpi, .why = ""},
+      open_mpi_diagnostics, notes);
+  ASSERT_TRUE(open_mpi);
+  const auto none = open_mpi->estimate(Collective::bcast, 100, 1024);
   EXPECT_FALSE(none.predicted_s);
   EXPECT_NE(none.note.find("no estimate"), std::string::npos) << none.note;
 }
