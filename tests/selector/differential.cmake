@@ -1,7 +1,7 @@
 # The differential test matrix, generated from the registry (STYLE.md 8.9 #32): one CTest test
-# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8}, oversubscribed (and the mesh at 9 and 12, the
-# preposted chain in small segments). The list of algorithms is produced at build time by
-# list_algorithms and expanded into tests when CTest runs.
+# per (algorithm, P), P in {1, 2, 3, 4, 5, 7, 8} (the rendezvous variants without 7, below),
+# oversubscribed (and the mesh at 9 and 12, the preposted chain in small segments). The list of
+# algorithms is produced at build time by list_algorithms and expanded into tests when CTest runs.
 collsel_add_mpi_program(differential differential.cpp)
 target_link_libraries(differential PRIVATE collsel_mpi)
 
@@ -24,6 +24,12 @@ endif()
 include("@CMAKE_CURRENT_SOURCE_DIR@/each_algorithm.cmake")
 function(differential_tests coll COLL algorithm)
   foreach(ranks 1 2 3 4 5 7 8)
+    # The rendezvous variants at P = 7 took 31-48 s each under MPICH on 2 cores (its ranks poll),
+    # which brought the suite to 39 of its 40 minutes; the Open MPI matrix runs the same checker
+    # on them at P = 7 (3-4 s each), and P = 3 and 5 stay here.
+    if(ranks EQUAL 7 AND algorithm MATCHES "_rendezvous$")
+      continue()
+    endif()
     set(name "differential.${algorithm}.P${ranks}")
     add_test("${name}" "@TIMEOUT@" 600 "@MPIEXEC@" -n ${ranks}
       -genv LD_PRELOAD "$<TARGET_FILE:collsel>"
