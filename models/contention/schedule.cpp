@@ -6,7 +6,8 @@
 // costs g(m) + L, as in seed 001's formulas):
 //   posted   = g(m) - W(m) after the last of its dependencies is complete (the per-message
 //              software cost; within a node max(0, g(m) - intra_alpha m));
-//   transfer = W(m) rho over the network, W(m) = max(alpha m, g(m) - o_s(m)), rho from the
+//   transfer = W(m) rho over the network, W(m) = max(alpha m, g(m) - o_s(m) - w), w = g(0) -
+//              o_s(0) if positive (a wait, not bytes: zero_byte_wait()), rho from the
 //              penalty rule at every step (for a posted message, whose receive is waiting,
 //              W(m) = max(alpha m, g_p(m)) where g_p(m) > o_s(m), else alpha m: network_cost()), or
 //              m x intra_alpha when s and d share a node (no contention: outside the graph);
@@ -52,8 +53,8 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
 // the post keeps the sender's CPU (none: the posts follow the fixed part, g(m) - link time,
 // apart).
 // - Unposted and pipelined messages (a handshake or a pipeline's waiting receiver in their g):
-//   the serial reading, the link carries what g(m) has beyond the sender's o_s(m), if that is
-//   more than alpha m.
+//   the serial reading, the link carries what g(m) has beyond the sender's o_s(m) and beyond
+//   the wait a zero-byte message has there (zero_byte_wait), if that is more than alpha m.
 // - A posted message (its receive waiting): the CPU and the link overlap, as a NIC and SMPI
 //   move it, so a burst's g_p(m) is max(o_s(m), link time). Where g_p(m) > o_s(m) the link paces
 //   the burst and carries g_p(m) per message (at least alpha m); otherwise the CPU does: the
@@ -64,6 +65,20 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
 //   a blocking send that took longer waited for its transfer (a rendezvous: SMPI's
 //   fast-ethernet o_s(64 KiB) = 6.3 ms, where smpi/ois charges an MPI_Isend 10 us), and there
 //   the posts keep the serial reading's spacing.
+// What the gap of `msg`'s kind has beyond o_s at zero bytes: a wait, not bytes on a link. In
+// SMPI's stream pair a transfer starts when its receive is posted, so gige's g(1) = 53.5 us is
+// o_s = 3 us and 50.5 us of latency; read as link time it was shared between a node's ranks,
+// and the recursive-doubling rounds of a 1-byte Bcast at P = 16, 8 per node, were predicted
+// 428 us where SMPI took 154 us (docs/BENCHMARKS.md, "The scatter + recursive-doubling Bcast").
+// The wait stays in the message's fixed part, so alone it still costs g(m) + L. Not for a
+// handshake (Message::handshake).
+double zero_byte_wait(const plogp::Params& pair, const Message& msg) {
+  if (msg.handshake || msg.pipelined) return 0.0;
+  Message empty;
+  empty.unposted = true;
+  return std::max(0.0, message_gap_s(empty, pair) - pair.send_overhead_s(0));
+}
+
 struct NetworkCost {
   double wire_s = 0.0;
   std::optional<double> spacing_s;
@@ -72,7 +87,9 @@ struct NetworkCost {
 NetworkCost network_cost(const plogp::Params& pair, const Message& msg, double gap,
                          double alpha_m) {
   const double o_s = pair.send_overhead_s(msg.bytes);
-  if (msg.unposted || msg.pipelined) return {std::max(alpha_m, gap - o_s), std::nullopt};
+  if (msg.unposted || msg.pipelined) {
+    return {std::max(alpha_m, gap - o_s - zero_byte_wait(pair, msg)), std::nullopt};
+  }
   NetworkCost cost;
   cost.wire_s = gap > o_s ? std::max(alpha_m, gap) : alpha_m;
   if (!pair.send_waits(msg.bytes)) cost.spacing_s = std::min(o_s, gap);

@@ -114,6 +114,10 @@ class TreeBroadcastBuilder {
   }
 
   void unposted(int id) { schedule_.messages[static_cast<std::size_t>(id)].unposted = true; }
+  void handshake(int id) {
+    unposted(id);
+    schedule_.messages[static_cast<std::size_t>(id)].handshake = true;
+  }
   void pipelined(int id, bool forwarded) {
     Message& m = schedule_.messages[static_cast<std::size_t>(id)];
     m.pipelined = true;
@@ -150,8 +154,8 @@ class TreeBroadcastBuilder {
         // the child's wait for segment i-2; request i implies that, as this node sends it only
         // after its send of segment i-1 to the child completed.
         ready = emit(child, v, 0, {requests[j], last_sent_[idx(child)]});
-        unposted(requests[j]);
-        unposted(ready);
+        handshake(requests[j]);
+        handshake(ready);
       }
       const int prior = preposted() ? window_send(child, i) : last_sent_[idx(v)];
       const int previous = last_sent_[idx(v)];

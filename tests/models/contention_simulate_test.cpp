@@ -283,12 +283,42 @@ TEST(Simulate, APostedBurstIsPacedByItsLinkWhereTheGapExceedsTheSendersCost) {
   // fixed parts with the transfers: 1 us apart, 1 us each, the last seen at 5 + 5 us.
   EXPECT_TRUE(
       same_seconds(simulate(burst, one_per_node(5), fair(), software()).completion_s, 10e-6));
-  // The unposted stream pair keeps the serial reading: the link carries g - o_s = 1.7 us.
+  // The unposted stream pair keeps the serial reading: the link carries g - o_s = 1.7 us, less
+  // what a zero-byte message has there, g(0) - o_s(0) = 0.8 us (a wait, not bytes), and at
+  // least alpha m = 1 us.
   Schedule unposted = burst;
   for (Message& m : unposted.messages) m.unposted = true;
   EXPECT_DOUBLE_EQ(simulate(unposted, one_per_node(5), fair(), linear_params())
                        .graph[0].wire_scale,
-                   1.7);
+                   1.0);
+}
+
+TEST(Simulate, AnUnpostedMessagesZeroByteWaitIsNotLinkTime) {
+  // linear_params() at alpha = 0.5 ns: g(1000) - o_s(1000) = 1.7 us, of which g(0) - o_s(0) =
+  // 0.8 us is there at zero bytes too: the link carries 0.9 us (wire_scale 0.9 / 0.5), the rest
+  // stays in the fixed part, so alone the message still costs g + L. Rank 0's two messages to
+  // ranks 1 and 2 share its link: 2 x 0.9 us of link, not 2 x 1.7 (SMPI's gige: g(1) = 53.5 us
+  // of which 50.5 us is a wait, read as link time it made 1-byte rounds at 8 per node 2.8x too
+  // slow).
+  Params net = fair();
+  net.alpha_s_per_byte = 0.5e-9;
+  Schedule s{3, {send(0, 1), send(0, 2)}};
+  for (Message& m : s.messages) m.unposted = true;
+  const SimulationResult r = simulate(s, one_per_node(3), net, linear_params());
+  EXPECT_NEAR(r.graph[0].wire_scale, 1.8, 1e-12);
+  const SimulationResult alone =
+      simulate(Schedule{2, {s.messages[0]}}, one_per_node(2), net, linear_params());
+  EXPECT_TRUE(same_seconds(alone.completion_s, kOneMessage));
+  // Not a rendezvous's handshake, whose link part carries nothing (Message::handshake), nor a
+  // pipeline's later segment: both keep g - o_s.
+  Schedule handshake = s;
+  handshake.messages[0].handshake = true;
+  EXPECT_NEAR(simulate(handshake, one_per_node(3), net, linear_params()).graph[0].wire_scale,
+              3.4, 1e-12);
+  Schedule pipelined = s;
+  pipelined.messages[0].pipelined = true;
+  EXPECT_NEAR(simulate(pipelined, one_per_node(3), net, linear_params()).graph[0].wire_scale,
+              3.4, 1e-12);
 }
 
 TEST(Simulate, CpuPacedPostsFollowOneAnotherByTheGapNotByTheFixedPart) {

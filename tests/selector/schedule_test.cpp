@@ -299,8 +299,11 @@ void check_bcast(const Schedule& s, const CallShape& call, std::uint64_t cut, bo
     const Message& m = s.messages[x];
     if (!is_data(m)) {
       EXPECT_TRUE(rendezvous) << what << ": a zero-byte message without rendezvous";
+      // Priced as a handshake (Message::handshake: no zero-byte wait on the link).
+      EXPECT_TRUE(m.handshake && m.unposted) << what << " message " << x;
       continue;
     }
+    EXPECT_FALSE(m.handshake) << what << " message " << x;
     ++data;
     incoming[at(m.dst)].push_back(m.bytes);
     if (m.src != call.root) {
