@@ -7,7 +7,8 @@
 //   posted   = g(m) - W(m) after the last of its dependencies is complete (the per-message
 //              software cost; within a node max(0, g(m) - intra_alpha m));
 //   transfer = W(m) rho over the network, W(m) = max(alpha m, g(m) - o_s(m) - w), w = g(0) -
-//              o_s(0) if positive (a wait, not bytes: zero_byte_wait()), rho from the
+//              o_s(0) if positive for an unposted message that is no handshake, else 0 (a
+//              wait, not bytes: zero_byte_wait()), rho from the
 //              penalty rule at every step (for a posted message, whose receive is waiting,
 //              W(m) = max(alpha m, g_p(m)) where g_p(m) > o_s(m), else alpha m: network_cost()), or
 //              m x intra_alpha when s and d share a node (no contention: outside the graph);
@@ -49,6 +50,19 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
   return x % bound;
 }
 
+// What an unposted message's g has beyond o_s at zero bytes: a wait, not bytes on a link. In
+// SMPI's stream pair a transfer starts when its receive is posted, so gige's g(1) = 53.5 us is
+// o_s = 3 us and 50.5 us of latency; read as link time it was shared between a node's ranks,
+// and the recursive-doubling rounds of a 1-byte Bcast at P = 16, 8 per node, were predicted
+// 428 us where SMPI took 154 us (docs/BENCHMARKS.md, "The zero-byte wait"). The wait stays in
+// the message's fixed part, so alone it still costs g(m) + L. Not for a handshake
+// (Message::handshake) nor a pipeline's later segment, whose g_2 keeps the serial reading: both
+// measured (docs/MODELS.md, "Less the zero-byte wait").
+double zero_byte_wait(const plogp::Params& pair, const Message& msg) {
+  if (!msg.unposted || msg.pipelined || msg.handshake) return 0.0;
+  return std::max(0.0, pair.gap_s(0) - pair.send_overhead_s(0));
+}
+
 // A message between nodes: its link time and, where o_s(m) is the CPU's cost of a post, how long
 // the post keeps the sender's CPU (none: the posts follow the fixed part, g(m) - link time,
 // apart).
@@ -65,20 +79,6 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t bound) {
 //   a blocking send that took longer waited for its transfer (a rendezvous: SMPI's
 //   fast-ethernet o_s(64 KiB) = 6.3 ms, where smpi/ois charges an MPI_Isend 10 us), and there
 //   the posts keep the serial reading's spacing.
-// What the gap of `msg`'s kind has beyond o_s at zero bytes: a wait, not bytes on a link. In
-// SMPI's stream pair a transfer starts when its receive is posted, so gige's g(1) = 53.5 us is
-// o_s = 3 us and 50.5 us of latency; read as link time it was shared between a node's ranks,
-// and the recursive-doubling rounds of a 1-byte Bcast at P = 16, 8 per node, were predicted
-// 428 us where SMPI took 154 us (docs/BENCHMARKS.md, "The scatter + recursive-doubling Bcast").
-// The wait stays in the message's fixed part, so alone it still costs g(m) + L. Not for a
-// handshake (Message::handshake).
-double zero_byte_wait(const plogp::Params& pair, const Message& msg) {
-  if (msg.handshake || msg.pipelined) return 0.0;
-  Message empty;
-  empty.unposted = true;
-  return std::max(0.0, message_gap_s(empty, pair) - pair.send_overhead_s(0));
-}
-
 struct NetworkCost {
   double wire_s = 0.0;
   std::optional<double> spacing_s;
