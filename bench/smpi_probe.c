@@ -26,7 +26,11 @@
    chain-sync M S: a chain Bcast of M bytes in S-byte segments with collsel's tree engine's
      pattern (the next segment's MPI_Irecv posted before waiting for this one, each MPI_Isend
      waited before the next), started as flat-sync; in the first call every rank prints when
-     its first and last segments arrived. */
+     its first and last segments arrived.
+   ring-sync M: P - 1 steps of collsel's scatter_allgather ring (each rank MPI_Sendrecv of M
+     bytes to rank+1 from rank-1), started as flat-sync; in the first call ranks 0, 1 and the
+     first two ranks of the second node (8 per node: 7 and 8) print when each of their first 4
+     steps ended, and every rank's end ("The zero-byte wait"). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +201,39 @@ static void chain_sync(int m, int segment, int rank, int P) {
   free(buf);
 }
 
+static void ring_sync(int m, int rank, int P) {
+  char* out = calloc((size_t)m + 1, 1);
+  char* in = calloc((size_t)m + 1, 1);
+  const int right = (rank + 1) % P, left = (rank + P - 1) % P;
+  for (int call = 0; call < 3; ++call) {
+    const double start = synchronized_start();
+    double steps[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int s = 0; s + 1 < P; ++s) {
+      MPI_Sendrecv(out, m, MPI_BYTE, right, 0, in, m, MPI_BYTE, left, 0, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      if (s < 4) steps[s] = MPI_Wtime() - start;
+    }
+    const double t1 = MPI_Wtime();
+    if (call == 0) {
+      double mine[5] = {steps[0], steps[1], steps[2], steps[3], t1 - start};
+      double* all = rank == 0 ? malloc(sizeof(double) * 5 * (size_t)P) : NULL;
+      MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      if (rank == 0) {
+        for (int r = 0; r < P; ++r) {
+          const double* a = all + 5 * r;
+          printf("rank %d: steps %.2f %.2f %.2f %.2f us, end %.2f us\n", r, a[0] * 1e6,
+                 a[1] * 1e6, a[2] * 1e6, a[3] * 1e6, a[4] * 1e6);
+        }
+        free(all);
+      }
+    }
+    const double own[1] = {t1 - start};
+    report(rank, call, start, t1, own, 1, "");
+  }
+  free(in);
+  free(out);
+}
+
 static void flat(int m, int rank, int P) {
   char* buf = calloc((size_t)m * P + 1, 1);
   MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)P);
@@ -233,12 +270,14 @@ int main(int argc, char** argv) {
     flat_sync(m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "chain-sync") == 0) {
     chain_sync(m, argc > 3 ? atoi(argv[3]) : m, rank, P);
+  } else if (argc > 1 && strcmp(argv[1], "ring-sync") == 0) {
+    ring_sync(m, rank, P);
   } else if (argc > 1 && strcmp(argv[1], "flat") == 0) {
     flat(m, rank, P);
   } else if (rank == 0) {
     fprintf(stderr, "usage: smpi_probe MODE BYTES [SEGMENT], MODE one of alltoall,\n"
                     "alltoall-mirrored, native-alltoall, flat, flat-sync, flat-sync-wait,\n"
-                    "chain-sync (see the comment at its top)\n");
+                    "chain-sync, ring-sync (see the comment at its top)\n");
   }
   MPI_Finalize();
   return 0;

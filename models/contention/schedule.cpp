@@ -435,6 +435,12 @@ SimulationResult simulate(const Schedule& schedule, const Placement& placement,
     } else {
       c.after_delay_s = fixed;
     }
+    if (sent.posted_after >= 0) {
+      // Its receive is posted once the receiver has that message (Message::posted_after): the
+      // transfer waits for the later of both sides, then the fixed part.
+      c.after.push_back(sent.posted_after);
+      c.after_delay_s = fixed;
+    }
     c.tail_s = sent.pipelined  ? pair.pipeline_latency_s(msg.bytes)
                : sent.unposted ? pair.latency_s
                                : pair.posted_latency_s(msg.bytes);

@@ -43,6 +43,14 @@ struct Message {
   // link part stands in for it (the flat handshake Bcast at 8 per node on simulated gige: within
   // 7 % so, +75 % with the wait charged to each handshake's sender).
   bool handshake = false;
+  // For an unposted message: a message its receiver must have received (seen: transfer end + L)
+  // before it posts this one's receive, or -1. SMPI starts an unposted transfer when its receive
+  // is posted, so a lock-step step waits for its receiver's previous step as well as its
+  // sender's: collsel's scatter_allgather ring at 8 per node on eth25-fattree takes 4.01 us a
+  // step on every rank, the node-crossing hop's, not 2.51 us where the hop stays in the node
+  // (bench/smpi_probe.c ring-sync). Only the receiver's waits are priced this way; the message
+  // then starts its fixed part g(m) - W(m) after the later of the two.
+  int posted_after = -1;
   // What the message is instead where sending its bytes waits for the transfer
   // (plogp::Params::send_waits, a rendezvous): a preposted chain's segment (bcast.chain_preposted)
   // is sent as a detached burst below the eager limit, but above it each send waits for the

@@ -326,10 +326,24 @@ class ChunkedBuilder {
   }
   // A message of the allgather: lock-step, its receive posted with the receiver's own send (the
   // stream pair, as in the formulas).
-  int emit_step(int from, int to, std::uint64_t bytes, std::vector<int> after) {
+  // A lock-step message (Sendrecv): unposted, its receive posted once the receiver has
+  // `receiver_has` (Message::posted_after; kNone: no such wait).
+  int emit_step(int from, int to, std::uint64_t bytes, std::vector<int> after,
+                int receiver_has = kNone) {
     const int id = emit(from, to, bytes, std::move(after));
     out_.messages[at(id)].unposted = true;
+    out_.messages[at(id)].posted_after = receiver_has;
     return id;
+  }
+
+  // The latest of `ids` that vrank v received (kNone if none).
+  int last_received(const std::vector<int>& ids, int v) const {
+    const int rank = to_rank(v, call_.root, size_);
+    int latest = kNone;
+    for (int id : ids) {
+      if (out_.messages[at(id)].dst == rank) latest = std::max(latest, id);
+    }
+    return latest;
   }
 
   const Chunks& chunks() const { return chunks_; }
@@ -372,8 +386,9 @@ Schedule bcast_scatter_allgather(const CallShape& call, const AlgoParams&) {
   for (int s = 0; s + 1 < size; ++s) {
     std::vector<int> now(at(size), kNone);
     for (int v = 0; v + 1 < size; ++v) {
+      // Its receiver posts the receive when its own previous step is done (Sendrecv).
       const int id = b.emit_step(v, v + 1, b.chunks().bytes(b.chunks().ring_chunk(v, s), 1),
-                                 deps({previous[at(v)], last[at(v)]}));
+                                 deps({previous[at(v)], last[at(v)]}), previous[at(v + 1)]);
       last[at(v)] = id;
       now[at(v + 1)] = id;
     }
@@ -414,8 +429,8 @@ Schedule bcast_scatter_doubling_allgather(const CallShape& call, const AlgoParam
       if (round.to == 0) continue;  // the root has every chunk: nothing is sent to it
       for (const ChunkRun run : chunk_runs(round.send_first, round.count, size)) {
         if (run.count == 0) continue;
-        const int id =
-            b.emit_step(v, round.to, b.chunks().bytes(run.first, run.count), waits[at(v)]);
+        const int id = b.emit_step(v, round.to, b.chunks().bytes(run.first, run.count),
+                                   waits[at(v)], b.last_received(waits[at(round.to)], round.to));
         next[at(v)].push_back(id);
         next[at(round.to)].push_back(id);
       }

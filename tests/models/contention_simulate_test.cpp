@@ -293,6 +293,20 @@ TEST(Simulate, APostedBurstIsPacedByItsLinkWhereTheGapExceedsTheSendersCost) {
                    1.0);
 }
 
+TEST(Simulate, AnUnpostedMessageWaitsForItsReceiversPreviousMessage) {
+  // 0 -> 1, and 2 -> 1 unposted, whose receive rank 1 posts once it has the first
+  // (Message::posted_after): the second starts its fixed part when the first is seen (g + L =
+  // 7 us), and is seen one lone message later, 14 us. Without it both run at once.
+  Schedule s{3, {send(0, 1), send(2, 1)}};
+  s.messages[1].unposted = true;
+  const double together = simulate(s, one_per_node(3), fair(), software()).completion_s;
+  EXPECT_LT(together, 1.5 * kOneMessage);
+  s.messages[1].posted_after = 0;
+  const SimulationResult r = simulate(s, one_per_node(3), fair(), software());
+  EXPECT_TRUE(same_seconds(r.solution.start_s[1], kOneMessage + kFixed));
+  EXPECT_TRUE(same_seconds(r.completion_s, 2 * kOneMessage));
+}
+
 TEST(Simulate, AnUnpostedMessagesZeroByteWaitIsNotLinkTime) {
   // linear_params() at alpha = 0.5 ns: g(1000) - o_s(1000) = 1.7 us, of which g(0) - o_s(0) =
   // 0.8 us is there at zero bytes too: the link carries 0.9 us (wire_scale 0.9 / 0.5), the rest

@@ -194,6 +194,13 @@ TEST(Schedule, PipelinedAreThePipelinesUnpostedTheRendezvousAndTheRing) {
           if (m.forwarded) { EXPECT_TRUE(m.pipelined && m.src != call.root) << a.name; }
           data += is_data(m) ? 1 : 0;
           if (m.unposted) { EXPECT_TRUE(lockstep(a.name)) << a.name; }
+          if (m.posted_after >= 0) {
+            // The receiver's own earlier receive (Message::posted_after), of a Sendrecv step.
+            const auto here = static_cast<int>(&m - s.messages.data());
+            EXPECT_TRUE(m.unposted && !m.handshake) << a.name;
+            EXPECT_LT(m.posted_after, here) << a.name;
+            EXPECT_EQ(s.messages[static_cast<std::size_t>(m.posted_after)].dst, m.dst) << a.name;
+          }
           if (m.pipelined) { EXPECT_TRUE(is_data(m) && pipeline) << a.name; }
         }
         if (pipeline) {
