@@ -27,10 +27,10 @@
      pattern (the next segment's MPI_Irecv posted before waiting for this one, each MPI_Isend
      waited before the next), started as flat-sync; in the first call every rank prints when
      its first and last segments arrived.
-   ring-sync M: P - 1 steps of collsel's scatter_allgather ring (each rank MPI_Sendrecv of M
-     bytes to rank+1 from rank-1), started as flat-sync; in the first call ranks 0, 1 and the
-     first two ranks of the second node (8 per node: 7 and 8) print when each of their first 4
-     steps ended, and every rank's end ("The zero-byte wait"). */
+   ring-sync M: P - 1 steps of a Sendrecv ring, the pattern of collsel's scatter_allgather ring
+     (each rank MPI_Sendrecv of M bytes to rank+1 from rank-1), started as flat-sync; in the
+     first call every rank prints when each of its first 4 steps ended, and its end ("A Sendrecv
+     step waits for its receiver"). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
