@@ -324,10 +324,9 @@ class ChunkedBuilder {
     }
     return after;
   }
-  // A message of the allgather: lock-step, its receive posted with the receiver's own send (the
-  // stream pair, as in the formulas).
-  // A lock-step message (Sendrecv): unposted, its receive posted once the receiver has
-  // `receiver_has` (Message::posted_after; kNone: no such wait).
+  // A message of the allgather: lock-step (Sendrecv), its receive posted with the receiver's own
+  // send (the stream pair, as in the formulas), once the receiver has `receiver_has`
+  // (Message::posted_after; kNone: no such wait).
   int emit_step(int from, int to, std::uint64_t bytes, std::vector<int> after,
                 int receiver_has = kNone) {
     const int id = emit(from, to, bytes, std::move(after));
