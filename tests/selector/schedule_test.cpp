@@ -602,6 +602,22 @@ TEST(BcastSchedule, SplitBinarySendsEachHalfDownItsSubtreeThenSwaps) {
           EXPECT_EQ(received.before(x, m.src), segments(SplitHalves::half_of(from)))
               << what << " message " << x;
         }
+        // Its receive is posted with the receiver's own swap, once it has its last segment (the
+        // root and a receiver of an empty half have none).
+        if (to == 0 || segments(SplitHalves::half_of(to)) == 0) {
+          EXPECT_EQ(m.posted_after, -1) << what << " message " << x;
+        } else {
+          ASSERT_GE(m.posted_after, 0) << what << " message " << x;
+          const auto last = static_cast<std::size_t>(m.posted_after);
+          EXPECT_EQ(s.messages[last].dst, m.dst) << what << " message " << x;
+          int through_last = 0;  // tree messages to the receiver up to that one
+          for (std::size_t y = 0; y <= last; ++y) {
+            const Message& n = s.messages[y];
+            through_last += n.dst == m.dst && !n.unposted ? 1 : 0;
+          }
+          EXPECT_FALSE(s.messages[last].unposted) << what << " message " << x;
+          EXPECT_EQ(through_last, segments(SplitHalves::half_of(to))) << what << " message " << x;
+        }
         continue;
       }
       EXPECT_EQ(tree_node(TreeShape::level_binary, to, size).parent, from)
