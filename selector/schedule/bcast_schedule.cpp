@@ -182,24 +182,25 @@ class TreeBroadcastBuilder {
     }
   }
 
+  // The message that brought vrank v its last segment (kNone: the root, or an empty half).
+  int last_segment_to(int v) const {
+    if (v == 0) return kNone;
+    const std::uint64_t k = count(part_to(v));
+    return k > 0 ? received_[idx(v)][(k - 1) % 2] : kNone;
+  }
+
   // The split tree's swaps (SplitHalves::swap), after each side's last message and last segment
   // received; both sides of a swap post their receive with their send (the stream pair), so a
   // swap's receive is posted once its receiver has its own last segment (Message::posted_after,
   // as a ring step's).
   void swap_halves() {
-    std::vector<int> last_received(idx(size_), kNone);
-    for (int v = 1; v < size_; ++v) {
-      const std::uint64_t k = count(part_to(v));
-      if (k > 0) last_received[idx(v)] = received_[idx(v)][(k - 1) % 2];
-    }
     for (int v = 0; v < size_; ++v) {
       const SplitHalves::Swap swap = SplitHalves::swap(v, size_);
       if (swap.send < 0) continue;
       const int id = emit(v, swap.peer, halves_.bytes(swap.send),
-                          {last_received[idx(v)], last_sent_[idx(v)]});
+                          {last_segment_to(v), last_sent_[idx(v)]});
       unposted(id);
-      schedule_.messages[static_cast<std::size_t>(id)].posted_after =
-          last_received[idx(swap.peer)];
+      schedule_.messages[static_cast<std::size_t>(id)].posted_after = last_segment_to(swap.peer);
     }
   }
 
