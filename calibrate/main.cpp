@@ -36,6 +36,7 @@ struct Options {
   std::uint64_t max_bytes = 4u << 20;
   bool quick = false;
   double budget_s = 0.0;  // 0: the mode's default
+  int step_depth = -1;    // -1: the mode's default
   bool alltoall = true;
   double alltoall_budget_s = 0.0;  // 0: the mode's default
   bool contention = true;
@@ -287,6 +288,12 @@ int main(int argc, char** argv) {
                  "seconds the measurement may take (default 240, --quick 40); each size gets a "
                  "share, and a value stops sampling when its share is spent")
       ->check(CLI::PositiveNumber);
+  app.add_option("--step-depth", o.step_depth,
+                 "halvings of the step search between neighbouring sizes: their midpoint is "
+                 "measured and kept where the straight line between them misses it by more than "
+                 "10 %, and its halves are searched again (default 3, --quick 0: off; up to as "
+                 "long again as the sizes; docs/MODELS.md, \"Steps between calibrated sizes\")")
+      ->check(CLI::Range(0, 8));
   app.add_flag("!--no-alltoall", o.alltoall,
                "skip the All-to-All contention measurement (the model file then has no "
                "[alltoall] section and All-to-All is predicted contention-free)");
@@ -352,6 +359,8 @@ int main(int argc, char** argv) {
   mo.max_samples = o.quick ? 9 : 25;
   mo.budget_s = o.budget_s > 0 ? o.budget_s : (o.quick ? 40.0 : 240.0);
   mo.min_burst_s = o.quick ? 1e-3 : 2e-3;
+  // A quick run is a first look, not the model the cluster keeps: it skips the step search.
+  mo.step_depth = o.step_depth >= 0 ? o.step_depth : (o.quick ? 0 : 3);
   // A progress line rewritten in place on a terminal; one line per tenth of the work otherwise.
   const bool terminal = isatty(STDERR_FILENO) != 0;
   mo.progress = [&](std::size_t i, std::size_t n, double elapsed, double left) {
@@ -556,9 +565,12 @@ int main(int argc, char** argv) {
     model.provenance.duration_s = seconds;
     model.provenance.notes = fmt::format(
         "each value is the median of {} to {} samples, taken until its 95 % interval was within "
-        "+-{:.0f} % or its share of the {:.0f} s budget was spent (spreads below); {} sizes; "
+        "+-{:.0f} % or its share of the {:.0f} s budget was spent (spreads below); {} sizes{}; "
         "[plogp] measured between ranks 0 and {} ({}){}",
         mo.min_samples, mo.max_samples, 100 * mo.target_spread, mo.budget_s, mo.sizes.size(),
+        mo.step_depth == 0 ? std::string(", no step search")
+                           : fmt::format(" and {} found by the step search (depth {})",
+                                         measured->table.size() - mo.sizes.size(), mo.step_depth),
         peer, hosts.size() > 1 ? "different nodes" : "one node, shared memory",
         intra ? fmt::format(", [intra_node] between ranks 0 and {}", intra_peer) : "");
     model.provenance.notes += more_notes;

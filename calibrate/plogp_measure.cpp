@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <time.h>
 
 namespace collsel::calibrate {
@@ -286,7 +289,137 @@ SecondMessageDelays second_message_delays(MPI_Comm trio, const std::vector<std::
   return delays;
 }
 
+// One size's table row: every value the pair measures at m, with the spreads the step search
+// weighs them by.
+MeasuredPoint measure_point(Pair& p, std::uint64_t m, const Estimate& rtt0) {
+  MeasuredPoint measured;
+  models::plogp::SizePoint& point = measured.point;
+  point.bytes = m;
+  const Estimate rtt = p.round_trip(m);
+  // The burst's closing round trip is subtracted at its undisturbed value: a median inflated
+  // by scheduler stalls would eat the gap of small messages (g would come out 0).
+  const Estimate g = p.gap(m, rtt0.min, Receives::one_at_a_time);
+  const Estimate gp = p.gap(m, rtt0.min, Receives::posted_ahead);
+  const Estimate g2 = p.gap(m, rtt0.min, Receives::two_ahead);
+  const Estimate os = p.send_overhead(m);
+  const Estimate orr = p.recv_overhead(m, 2.0 * rtt.median + 20e-6);
+  point.gap_s = g.median;
+  point.gap_spread = g.spread;
+  point.posted_gap_s = gp.median;
+  point.posted_gap_spread = gp.spread;
+  point.pipeline_gap_s = g2.median;
+  measured.pipeline_gap_spread = g2.spread;
+  // The ping-pong answers with 0 bytes: RTT(m) = one-way(m) + one-way(0), and one-way(0) =
+  // RTT(0) / 2.
+  point.one_way_s = std::max(0.0, rtt.median - rtt0.median / 2.0);
+  measured.one_way_spread =
+      point.one_way_s > 0.0 ? rtt.spread * rtt.median / point.one_way_s : 0.0;
+  point.send_overhead_s = os.median;
+  point.send_overhead_spread = os.spread;
+  point.recv_overhead_s = orr.median;
+  point.recv_overhead_spread = orr.spread;
+  return measured;
+}
+
+// The step search (MeasureOptions::step_depth; docs/MODELS.md, "Steps between calibrated
+// sizes"), on both ranks of the pair: rank 0 picks each midpoint, smallest bracket first, and
+// whether it joins `table`; rank 1 follows.
+void find_steps(Pair& p, MPI_Comm pair, int rank, const Estimate& rtt0, const MeasureOptions& o,
+                double seconds_per_weight, std::vector<models::plogp::SizePoint>& table) {
+  if (o.step_depth <= 0) return;
+  struct Bracket {
+    std::uint64_t a, b;
+    int depth;
+  };
+  std::vector<Bracket> todo;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    if (step_midpoint(table[i - 1].bytes, table[i].bytes)) {
+      todo.push_back({table[i - 1].bytes, table[i].bytes, 1});
+    }
+  }
+  if (rank == 0 && o.progress) {
+    fmt::print(stderr, "collsel-calibrate: step search: the midpoints of {} neighbouring sizes, "
+               "kept where the line between the neighbours misses by more than {:.0f} %\n",
+               todo.size(), 100 * o.step_tolerance);
+  }
+  std::vector<std::string> kept;
+  int tried = 0;
+  const double start = MPI_Wtime();
+  for (;;) {
+    std::uint64_t next = 0;  // 0: done
+    Bracket bracket{};
+    if (rank == 0 && !todo.empty() && static_cast<int>(kept.size()) < o.max_step_points) {
+      const auto first = std::min_element(
+          todo.begin(), todo.end(), [](const Bracket& x, const Bracket& y) { return x.a < y.a; });
+      bracket = *first;
+      todo.erase(first);
+      next = step_midpoint(bracket.a, bracket.b);
+    }
+    MPI_Bcast(&next, 1, MPI_UINT64_T, 0, pair);
+    if (next == 0) break;
+    p.set_deadline(MPI_Wtime() + seconds_per_weight * size_weight(next));
+    const MeasuredPoint c = measure_point(p, next, rtt0);
+    ++tried;
+    if (rank != 0) continue;
+    const auto by_bytes = [](const models::plogp::SizePoint& x, std::uint64_t m) {
+      return x.bytes < m;
+    };
+    const auto b = std::lower_bound(table.begin(), table.end(), bracket.b, by_bytes);
+    const auto missed = interpolation_misses(*(b - 1), *b, c, o.step_tolerance);
+    if (!missed) continue;
+    table.insert(b, c.point);
+    kept.push_back(fmt::format("{} B ({})", next, *missed));
+    if (bracket.depth >= o.step_depth) continue;
+    for (const Bracket half : {Bracket{bracket.a, next, bracket.depth + 1},
+                               Bracket{next, bracket.b, bracket.depth + 1}}) {
+      if (step_midpoint(half.a, half.b)) todo.push_back(half);
+    }
+  }
+  if (rank == 0 && o.progress) {
+    fmt::print(stderr, "collsel-calibrate: step search: {} sizes tried in {:.1f} s, {} kept{}{}\n",
+               tried, MPI_Wtime() - start, kept.size(), kept.empty() ? "" : ": ",
+               fmt::join(kept, ", "));
+  }
+}
+
 }  // namespace
+
+std::uint64_t step_midpoint(std::uint64_t a, std::uint64_t b) {
+  if (b < a + kNarrowestStepBracket) return 0;
+  // A multiple of 8 bytes, as a segment or a block of doubles would be.
+  return (a + (b - a) / 2) / 8 * 8;
+}
+
+std::optional<std::string_view> interpolation_misses(const models::plogp::SizePoint& a,
+                                                     const models::plogp::SizePoint& b,
+                                                     const MeasuredPoint& c, double tolerance) {
+  using Field = double models::plogp::SizePoint::*;
+  struct Checked {
+    std::string_view name;
+    Field field;
+    double spread;
+  };
+  const Checked checked[] = {{"g", &models::plogp::SizePoint::gap_s, c.point.gap_spread},
+                             {"g_p", &models::plogp::SizePoint::posted_gap_s,
+                              c.point.posted_gap_spread},
+                             {"g_2", &models::plogp::SizePoint::pipeline_gap_s,
+                              c.pipeline_gap_spread},
+                             {"one-way", &models::plogp::SizePoint::one_way_s, c.one_way_spread}};
+  const double t = static_cast<double>(c.point.bytes - a.bytes) /
+                   static_cast<double>(b.bytes - a.bytes);
+  for (const auto& [name, field, spread] : checked) {
+    const double line = a.*field + (b.*field - a.*field) * t;
+    const double measured = c.point.*field;
+    const double miss = std::abs(measured - line);
+    // Noise is no step: the miss must exceed the measurement's own interval twice over, and the
+    // clock's grain.
+    if (miss > kStepClockGrain_s &&
+        miss > std::max(tolerance, 2.0 * spread) * std::max(measured, line)) {
+      return name;
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureOptions& o) {
   int rank = 0;
@@ -316,29 +449,7 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
       const double now = MPI_Wtime();
       const double left = std::max(0.0, start + o.budget_s - now);
       p.set_deadline(now + left * size_weight(m) / weight_left);
-      models::plogp::SizePoint point;
-      point.bytes = m;
-      const Estimate rtt = p.round_trip(m);
-      // The burst's closing round trip is subtracted at its undisturbed value: a median inflated
-      // by scheduler stalls would eat the gap of small messages (g would come out 0).
-      const Estimate g = p.gap(m, rtt0.min, Receives::one_at_a_time);
-      const Estimate gp = p.gap(m, rtt0.min, Receives::posted_ahead);
-      const Estimate g2 = p.gap(m, rtt0.min, Receives::two_ahead);
-      const Estimate os = p.send_overhead(m);
-      const Estimate orr = p.recv_overhead(m, 2.0 * rtt.median + 20e-6);
-      point.gap_s = g.median;
-      point.gap_spread = g.spread;
-      point.posted_gap_s = gp.median;
-      point.posted_gap_spread = gp.spread;
-      point.pipeline_gap_s = g2.median;
-      // The ping-pong answers with 0 bytes: RTT(m) = one-way(m) + one-way(0), and one-way(0) =
-      // RTT(0) / 2.
-      point.one_way_s = std::max(0.0, rtt.median - rtt0.median / 2.0);
-      point.send_overhead_s = os.median;
-      point.send_overhead_spread = os.spread;
-      point.recv_overhead_s = orr.median;
-      point.recv_overhead_spread = orr.spread;
-      params.table.push_back(point);
+      params.table.push_back(measure_point(p, m, rtt0).point);
       weight_left -= size_weight(m);
       if (rank == 0 && o.progress) {
         const double elapsed = MPI_Wtime() - start;
@@ -347,6 +458,7 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
         o.progress(i, o.sizes.size(), elapsed, eta);
       }
     }
+    find_steps(p, pair, rank, rtt0, o, o.budget_s / total_weight, params.table);
     params.posted_gaps = true;
     params.pipeline_gaps = true;
     params.one_way_times = true;
@@ -365,20 +477,29 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
     wait_without_polling(trio);
     // Few samples: the share only scales a term of the binomial trees, and the largest sizes
     // cost three transfers each.
+    // The table's sizes, the step search's included, which only rank 0 knows.
+    std::vector<std::uint64_t> sizes = o.sizes;
+    if (result) {
+      sizes.clear();
+      for (const auto& point : result->table) sizes.push_back(point.bytes);
+    }
+    int n = static_cast<int>(sizes.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, trio);
+    sizes.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(sizes.data(), n, MPI_UINT64_T, 0, trio);
     if (rank == 0 && o.progress) {
       fmt::print(stderr,
                  "collsel-calibrate: fan-out and pair shares, {} sizes, a second message each\n",
-                 o.sizes.size());
+                 sizes.size());
     }
-    const auto delays = second_message_delays(trio, o.sizes, std::min(o.min_samples, 5));
+    const auto delays = second_message_delays(trio, sizes, std::min(o.min_samples, 5));
     int trio_rank = 0;
     MPI_Comm_rank(trio, &trio_rank);
-    const int n = static_cast<int>(o.sizes.size());
     if (trio_rank == 1) {
       MPI_Send(delays.other_receiver.data(), n, MPI_DOUBLE, 0, kTag, trio);
       MPI_Send(delays.same_receiver.data(), n, MPI_DOUBLE, 0, kTag, trio);
     } else if (trio_rank == 0) {
-      std::vector<double> other(o.sizes.size()), same(o.sizes.size());
+      std::vector<double> other(sizes.size()), same(sizes.size());
       MPI_Recv(other.data(), n, MPI_DOUBLE, 1, kTag, trio, MPI_STATUS_IGNORE);
       MPI_Recv(same.data(), n, MPI_DOUBLE, 1, kTag, trio, MPI_STATUS_IGNORE);
       for (std::size_t i = 0; i < other.size(); ++i) {

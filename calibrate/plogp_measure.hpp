@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "models/plogp/params.hpp"
@@ -38,6 +39,18 @@ struct MeasureOptions {
   // so the fan-out share sigma(m) can be measured (docs/MODELS.md, "Shared fan-out"), and with it
   // the pair share tau(m).
   bool fanout_share = false;
+  // The step search (docs/MODELS.md, "Steps between calibrated sizes"). The models interpolate
+  // linearly between the table's sizes, which a network's steps (a protocol, packet or
+  // bandwidth-factor switch between two calibrated sizes) make wrong: SimGrid's default TCP
+  // factors make 5464 bytes slower than 6144. After the sizes above, the midpoint of every two
+  // neighbours is measured; where the line between the neighbours misses one of its g, g_p, g_2
+  // or one-way times by more than step_tolerance (and by twice that value's own spread), the
+  // midpoint joins the table and both halves are searched again, to step_depth halvings, until
+  // max_step_points have joined. A midpoint gets the budget share of a size of its weight, so
+  // the search may take about as long again as the sizes above. 0: no search.
+  int step_depth = 3;
+  double step_tolerance = 0.10;
+  int max_step_points = 32;
   // Called on rank 0 after each size: (index, count, seconds so far, estimated seconds left).
   std::function<void(std::size_t, std::size_t, double, double)> progress;
 };
@@ -53,6 +66,26 @@ Estimate estimate(std::vector<double> v);
 
 // Relative cost weight of measuring size m (for budget shares and the time-left estimate).
 double size_weight(std::uint64_t m);
+
+// The step search's pieces, exposed for the tests. A measured size with the spreads its values
+// are weighed by (SizePoint keeps those of g, g_p and the overheads).
+struct MeasuredPoint {
+  models::plogp::SizePoint point;
+  double pipeline_gap_spread = 0.0;
+  double one_way_spread = 0.0;
+};
+// Brackets narrower than this are not halved: a step inside is too narrow for a segment to hit.
+inline constexpr std::uint64_t kNarrowestStepBracket = 64;
+// Misses smaller than this are the clock's, not the network's.
+inline constexpr double kStepClockGrain_s = 50e-9;
+// The size between a and b to measure, a multiple of 8; 0 when the bracket is too narrow.
+std::uint64_t step_midpoint(std::uint64_t a, std::uint64_t b);
+// The first of g, g_p, g_2 and the one-way time ("g", "g_p", "g_2", "one-way") that the line
+// between a and b misses at c by more than `tolerance` of the larger of the two values and by
+// more than twice c's spread of it; empty when the line holds.
+std::optional<std::string_view> interpolation_misses(const models::plogp::SizePoint& a,
+                                                     const models::plogp::SizePoint& b,
+                                                     const MeasuredPoint& c, double tolerance);
 
 // Collective over `comm`; ranks 0 and 1 measure (and rank 2 for sigma), the others wait.
 // Returns the parameters on rank 0 (other ranks get an empty optional).
