@@ -475,12 +475,10 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
     // Rank 2 sleeps until the pair is done: polling, it would take a core from the pair's
     // measurement (g came out 0 with 4 ranks on 2 cores: calibrate.quick_4).
     wait_without_polling(trio);
-    // Few samples: the share only scales a term of the binomial trees, and the largest sizes
-    // cost three transfers each.
-    // The table's sizes, the step search's included, which only rank 0 knows.
-    std::vector<std::uint64_t> sizes = o.sizes;
+    // The table's sizes, the step search's included, which only rank 0 (the trio's rank 0)
+    // knows.
+    std::vector<std::uint64_t> sizes;
     if (result) {
-      sizes.clear();
       for (const auto& point : result->table) sizes.push_back(point.bytes);
     }
     int n = static_cast<int>(sizes.size());
@@ -492,6 +490,8 @@ std::optional<models::plogp::Params> measure_plogp(MPI_Comm comm, const MeasureO
                  "collsel-calibrate: fan-out and pair shares, {} sizes, a second message each\n",
                  sizes.size());
     }
+    // Few samples: the share only scales a term of the binomial trees, and the largest sizes
+    // cost three transfers each.
     const auto delays = second_message_delays(trio, sizes, std::min(o.min_samples, 5));
     int trio_rank = 0;
     MPI_Comm_rank(trio, &trio_rank);
